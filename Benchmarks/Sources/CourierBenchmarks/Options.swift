@@ -1,0 +1,20 @@
+/// Command-line options of the harness.
+struct Options {
+    var requests = 5_000
+    var rounds = 5
+    var concurrencies = [1, 16]
+
+    init(_ arguments: [String]) {
+        var index = 1
+        while index < arguments.count {
+            let value = index + 1 < arguments.count ? arguments[index + 1] : ""
+            switch arguments[index] {
+            case "--requests": requests = Int(value) ?? requests; index += 1
+            case "--rounds": rounds = Int(value) ?? rounds; index += 1
+            case "--concurrency": concurrencies = value.split(separator: ",").compactMap { Int($0) }; index += 1
+            default: break
+            }
+            index += 1
+        }
+    }
+}

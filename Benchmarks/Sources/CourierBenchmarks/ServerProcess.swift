@@ -1,0 +1,54 @@
+import CourierTesting
+import Foundation
+
+/// The in-process test server, run in a child process of this executable.
+struct ServerProcess {
+    let process: Process
+    let port: Int
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Starts `courier-bench --serve` and reads the port it prints.
+    static func launch() throws -> ServerProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["--serve"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = Pipe()
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { throw HarnessError("the server process exited before printing its port") }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("the server process printed no port")
+        }
+        return ServerProcess(process: process, port: port)
+    }
+
+    /// Stops the child by its PID and waits for it.
+    func stop() {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+
+    /// Child side: serve until stdin closes (the parent died or stopped us).
+    static func serve() async throws {
+        let server = try await TestServer.start()
+        print(server.port)
+        fflush(stdout)
+        while true {
+            let chunk = FileHandle.standardInput.availableData
+            if chunk.isEmpty { break }
+        }
+        try await server.shutdown()
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

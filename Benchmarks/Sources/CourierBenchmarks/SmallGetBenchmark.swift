@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// N small GETs (100-byte body) over keep-alive, at each concurrency, through three clients:
+/// AsyncHTTPClient's EventLoopFuture API, its async/await API, and Courier.
+struct SmallGetBenchmark {
+    let url: URL
+    let options: Options
+
+    enum Contender: String, CaseIterable {
+        case ahcFutures = "AsyncHTTPClient (EventLoopFuture)"
+        case ahcAsync = "AsyncHTTPClient (async/await)"
+        case courier = "Courier"
+    }
+
+    func run() async throws {
+        print("workload: \(options.requests) GETs of \(url.path) (100-byte body), keep-alive, \(options.rounds) rounds, medians")
+        for concurrency in options.concurrencies {
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
+            let raw = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            var courierConfiguration = ClientConfiguration()
+            courierConfiguration.maximumConnectionsPerHost = concurrency
+            courierConfiguration.decompression = .disabled
+            let courier = Client(configuration: courierConfiguration)
+            defer {
+                try? raw.syncShutdown()
+            }
+
+            var samples: [Contender: [Sample]] = [:]
+            for round in 0...options.rounds {  // round 0 warms up every contender
+                for contender in Contender.allCases {
+                    let sample = try await measure(requests: options.requests) {
+                        try await drive(contender, raw: raw, courier: courier, concurrency: concurrency)
+                    }
+                    if round > 0 { samples[contender, default: []].append(sample) }
+                }
+            }
+            try await courier.shutdown()
+            report(concurrency: concurrency, samples: samples)
+        }
+    }
+
+    private func drive(_ contender: Contender, raw: HTTPClient, courier: Client, concurrency: Int) async throws {
+        let perWorker = options.requests / concurrency
+        let target = url.absoluteString
+        switch contender {
+        case .ahcFutures:
+            let workers = (0..<concurrency).map { _ in Self.futureLoop(raw, url: target, remaining: perWorker) }
+            try await EventLoopFuture.andAllSucceed(workers, on: raw.eventLoopGroup.any()).get()
+        case .ahcAsync:
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        for _ in 0..<perWorker {
+                            let response = try await raw.execute(HTTPClientRequest(url: target), timeout: .seconds(30))
+                            let body = try await response.body.collect(upTo: 1 << 20)
+                            precondition(body.readableBytes == 100)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        case .courier:
+            let request = Request<Data>(path: target)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        for _ in 0..<perWorker {
+                            let body = try await courier.send(request)
+                            precondition(body.count == 100)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    private static func futureLoop(_ client: HTTPClient, url: String, remaining: Int) -> EventLoopFuture<Void> {
+        let request = try! HTTPClient.Request(url: url)
+        return client.execute(request: request).flatMap { response in
+            precondition(response.body?.readableBytes == 100)
+            if remaining <= 1 { return client.eventLoopGroup.any().makeSucceededVoidFuture() }
+            return futureLoop(client, url: url, remaining: remaining - 1)
+        }
+    }
+
+    private func report(concurrency: Int, samples: [Contender: [Sample]]) {
+        print("\nconcurrency \(concurrency)")
+        print("  contender                              req/s (median)   CPU µs/request (median)")
+        var rps: [Contender: Double] = [:]
+        var cpu: [Contender: Double] = [:]
+        for contender in Contender.allCases {
+            let list = samples[contender] ?? []
+            rps[contender] = median(list.map(\.requestsPerSecond))
+            cpu[contender] = median(list.map(\.cpuMicrosecondsPerRequest))
+            let name = contender.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0)
+            print("  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))")
+        }
+        let bestRaw = max(rps[.ahcFutures]!, rps[.ahcAsync]!)
+        let leanestRaw = min(cpu[.ahcFutures]!, cpu[.ahcAsync]!)
+        print("  Courier / faster raw API, throughput: \(String(format: "%.2f", rps[.courier]! / bestRaw))×  (target ≥ 0.90)")
+        print("  leaner raw API CPU / Courier CPU:     \(String(format: "%.2f", leanestRaw / cpu[.courier]!))×  (1.00 = same cost per request)")
+    }
+}

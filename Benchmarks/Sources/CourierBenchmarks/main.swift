@@ -1,0 +1,18 @@
+import Foundation
+
+// courier-bench: the same workload through raw AsyncHTTPClient and through Courier, in one run.
+//
+//   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
+//   courier-bench --serve          (internal: the server child process)
+//
+// The server runs in a child process so that the CPU time measured here is the client's own.
+
+let arguments = CommandLine.arguments
+if arguments.contains("--serve") {
+    try await ServerProcess.serve()
+} else {
+    let options = Options(arguments)
+    let server = try ServerProcess.launch()
+    defer { server.stop() }
+    try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()
+}

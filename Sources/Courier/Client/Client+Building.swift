@@ -1,0 +1,55 @@
+import Foundation
+
+extension Client {
+    /// Resolves a request against the configuration: URL, parameters, headers, limits.
+    func makeHTTPRequest<Value>(_ request: Request<Value>, id: RequestID) throws(CourierError) -> HTTPRequest {
+        var base = configuration.baseURL
+        if request.usesCDN {
+            guard let cdn = configuration.cdnURL else {
+                throw CourierError(.invalidURL, "The request asks for the CDN but ClientConfiguration.cdnURL is not set; set it or clear Request.usesCDN.")
+            }
+            base = cdn
+        }
+        var queryPairs = request.query.map { ($0.name, $0.value) }
+        var body = request.body
+        if let parameters = request.parameters, !parameters.isEmpty {
+            let encoding: BodyEncoding?
+            switch request.parameterEncoding {
+            case .automatic: encoding = request.method.encodesParametersInQuery ? nil : configuration.defaultBodyEncoding
+            case .query: encoding = nil
+            case .body(let chosen): encoding = chosen
+            }
+            if let encoding {
+                guard body == nil else {
+                    throw CourierError(.invalidBody, "The request has both a body and body parameters; put the parameters in the query (parameterEncoding = .query) or drop the body.")
+                }
+                body = try RequestBody.encoding(parameters, as: encoding)
+            } else {
+                queryPairs += parameters.flattenedPairs.map { ($0.0, Optional($0.1)) }
+            }
+        }
+        let url = try URLBuilder.url(path: request.path, base: base, queryPairs: queryPairs)
+        var headers = request.headers
+        headers.addMissing(from: configuration.defaultHeaders)
+        if let contentType = body?.contentType, !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: contentType)
+        }
+        if case .enabled = configuration.decompression, !headers.contains("Accept-Encoding") {
+            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
+        return HTTPRequest(
+            method: request.method,
+            url: url,
+            headers: headers,
+            body: body,
+            timeout: request.timeout ?? configuration.timeouts.total,
+            priority: request.priority,
+            cachePolicy: request.cachePolicy,
+            sensitiveHeaders: Set(request.sensitiveHeaders.map { $0.lowercased() }),
+            maximumBodySize: request.maximumBodySize ?? configuration.maximumBodySize,
+            tag: request.tag,
+            userInfo: request.userInfo,
+            id: id
+        )
+    }
+}

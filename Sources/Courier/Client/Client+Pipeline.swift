@@ -1,0 +1,121 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+extension Client {
+    /// Runs one request through its whole life: build, start, pipeline, validate, finish.
+    func perform<Value, Result>(
+        _ request: Request<Value>,
+        id: RequestID,
+        state: NIOLockedValueBox<RequestState>?,
+        finish: (Response) throws -> Result
+    ) async throws -> Result {
+        var lifecycle = RequestLifecycle()
+        let start = ContinuousClock.now
+        let startDate = Date()
+        let observers = configuration.observers
+        var current: HTTPRequest?
+        var response: Response?
+
+        func move(to next: RequestState, error: (any Error)? = nil) {
+            guard let previous = try? lifecycle.transition(to: next) else { return }
+            state?.withLockedValue { $0 = next }
+            guard !observers.isEmpty, let current else { return }
+            let event = RequestEvent(request: current, state: next, previousState: previous, response: response, error: error, start: start)
+            for observer in observers { observer.requestDidChangeState(event) }
+        }
+        func notify(_ call: (any RequestObserver, RequestEvent) -> Void, error: (any Error)? = nil) {
+            guard !observers.isEmpty, let current else { return }
+            let event = RequestEvent(request: current, state: lifecycle.state, previousState: lifecycle.state, response: response, error: error, start: start)
+            for observer in observers { call(observer, event) }
+        }
+
+        do {
+            try checkNotShutDown()
+            try Task.checkCancellation()
+            current = try makeHTTPRequest(request, id: id)
+            move(to: .started)
+            notify { $0.requestWillStart($1) }
+            var received = try await run(current!, from: 0)
+            received.timing.start = start
+            received.timing.startDate = startDate
+            response = received
+            for validator in request.validators { try validator.validate(received) }
+            let result = try finish(received)
+            notify { $0.requestWillStop($1) }
+            move(to: .completed)
+            notify { $0.requestDidStop($1) }
+            return result
+        } catch {
+            let final = Client.classify(error, url: current?.url)
+            notify({ $0.requestWillStop($1) }, error: final)
+            let isCancellation = (final as? CourierError)?.kind == .cancelled
+            move(to: isCancellation ? .cancelled : .failed, error: final)
+            notify({ $0.requestDidStop($1) }, error: final)
+            throw final
+        }
+    }
+
+    func perform<Value>(
+        _ request: Request<Value>, id: RequestID, state: NIOLockedValueBox<RequestState>?, decodes: Bool = true
+    ) async throws -> (value: Value?, response: Response) {
+        let decoder = configuration.jsonDecoder
+        return try await perform(request, id: id, state: state) { response in
+            guard decodes else { return (nil, response) }
+            do {
+                return (try request.decode(response, decoder), response)
+            } catch let error as CourierError {
+                throw error
+            } catch {
+                throw CourierError(
+                    .decodingFailed, "The response could not be decoded as \(Value.self): \(Response.describe(error)).",
+                    url: response.url, response: response, underlyingError: error
+                )
+            }
+        }
+    }
+
+    /// Runs interceptor `index` and the rest after it; past the last one, the exchange.
+    private func run(_ request: HTTPRequest, from index: Int) async throws -> Response {
+        let interceptors = configuration.interceptors
+        guard index < interceptors.count else { return try await exchange(request) }
+        return try await interceptors[index].intercept(request) { next in
+            try await self.run(next, from: index + 1)
+        }
+    }
+
+    /// Sends a request and follows its redirects.
+    func exchange(_ request: HTTPRequest) async throws -> Response {
+        if request.cachePolicy == .onlyIfCached {
+            // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
+            return Response(status: 504, reasonPhrase: "Gateway Timeout", url: request.url, source: .cache, request: request)
+        }
+        let deadline = request.timeout.map { ContinuousClock.now + $0 }
+        var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
+        var current = request
+        while true {
+            try WireValidation.validateMethod(current.method)
+            try WireValidation.validate(current.headers)
+            var response = try await transport.send(current, deadline: deadline)
+            switch try redirects.next(status: response.status, location: response.headers["Location"], request: current) {
+            case .deliver:
+                response.redirects = redirects.hops
+                response.request = current
+                return response
+            case .follow(let next):
+                current = next
+            }
+        }
+    }
+
+    /// Turns cancellation into ``CourierError/Kind/cancelled`` and adds the URL to Courier errors.
+    static func classify(_ error: any Error, url: URL?) -> any Error {
+        switch error {
+        case let error as CourierError:
+            return error.with(url: url)
+        case is CancellationError:
+            return CourierError(.cancelled, "The request was cancelled.", url: url, underlyingError: error)
+        default:
+            return error
+        }
+    }
+}

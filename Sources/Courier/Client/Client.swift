@@ -1,0 +1,91 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Sends requests: joins paths to the base URL, runs the interceptors, follows redirects
+/// safely, validates and decodes responses.
+///
+/// A client owns connections and must be shut down; ``withClient(configuration:_:)`` does it
+/// for you:
+///
+/// ```swift
+/// try await Client.withClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!)) { client in
+///     let user = try await client.send(Request<User>(path: "/users/1"))
+/// }
+/// ```
+public final class Client: Sendable {
+    /// The configuration the client was created with.
+    public let configuration: ClientConfiguration
+    let transport: any Transport
+    private let ownsTransport: Bool
+    private let isShutDown = NIOLockedValueBox(false)
+
+    /// Creates a client with the default transport, which it owns and shuts down in
+    /// ``shutdown()``.
+    public convenience init(configuration: ClientConfiguration = ClientConfiguration()) {
+        let transport = AsyncHTTPClientTransport(
+            configuration: configuration.transportConfiguration, logger: configuration.logger
+        )
+        self.init(configuration: configuration, transport: transport, ownsTransport: true)
+    }
+
+    /// Creates a client on a transport you provide; ``shutdown()`` shuts it down when
+    /// `ownsTransport` is `true`.
+    public init(configuration: ClientConfiguration, transport: any Transport, ownsTransport: Bool = false) {
+        self.configuration = configuration
+        self.transport = transport
+        self.ownsTransport = ownsTransport
+    }
+
+    /// Runs `body` with a new client and shuts the client down afterwards, whether `body`
+    /// returned or threw.
+    public static func withClient<Result>(
+        configuration: ClientConfiguration = ClientConfiguration(),
+        _ body: (Client) async throws -> Result
+    ) async throws -> Result {
+        let client = Client(configuration: configuration)
+        let result: Result
+        do {
+            result = try await body(client)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        return result
+    }
+
+    /// Closes the client's connections. Requests sent afterwards fail with
+    /// ``CourierError/Kind/clientShutdown``. Calling it twice is harmless.
+    public func shutdown() async throws {
+        let first = isShutDown.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+        guard first, ownsTransport else { return }
+        try await transport.shutdown()
+    }
+
+    /// Sends `request` and returns its decoded value.
+    ///
+    /// - Throws: ``CourierError`` for every failure of Courier's own; errors thrown by your
+    ///   interceptors, validators or decoders pass through as they are.
+    public func send<Value>(_ request: Request<Value>) async throws -> Value {
+        try await perform(request, id: RequestID(), state: nil).value!
+    }
+
+    /// Sends `request` and returns the validated response without decoding it.
+    public func response<Value>(for request: Request<Value>) async throws -> Response {
+        try await perform(request, id: RequestID(), state: nil, decodes: false).response
+    }
+
+    /// Sends the request an endpoint describes and returns its decoded value.
+    public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Value {
+        try await send(endpoint.makeRequest())
+    }
+
+    func checkNotShutDown() throws(CourierError) {
+        if isShutDown.withLockedValue({ $0 }) {
+            throw CourierError(.clientShutdown, "The client was shut down; create a new one to send requests.")
+        }
+    }
+}

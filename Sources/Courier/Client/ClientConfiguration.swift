@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+
+/// Everything a ``Client`` needs to know, as one value (MKNetworkHost and YTKNetworkConfig in
+/// one place).
+///
+/// ```swift
+/// var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com/v1")!)
+/// configuration.defaultHeaders.add(name: "Accept", value: "application/json")
+/// configuration.timeouts.total = .seconds(30)
+/// ```
+public struct ClientConfiguration: Sendable {
+    /// The default limit on a collected body: 32 MiB.
+    public static let defaultMaximumBodySize = 32 * 1024 * 1024
+
+    /// The URL relative request paths are joined to.
+    public var baseURL: URL?
+    /// The URL used instead of ``baseURL`` by requests with ``Request/usesCDN`` set.
+    public var cdnURL: URL?
+    /// Headers added to every request that does not set them itself.
+    public var defaultHeaders: Headers
+    /// The body encoding of parameters for methods other than GET, HEAD and DELETE.
+    public var defaultBodyEncoding: BodyEncoding
+    /// Connect, read and total timeouts.
+    public var timeouts: Timeouts
+    /// The largest body collected for a response; past it the request fails with
+    /// ``CourierError/Kind/responseTooLarge``.
+    public var maximumBodySize: Int
+    /// How redirects are followed.
+    public var redirectPolicy: RedirectPolicy
+    /// Whether gzip and deflate bodies are inflated, and within which ratio.
+    public var decompression: Decompression
+    /// Connections kept per host by the default transport.
+    public var maximumConnectionsPerHost: Int
+    /// The logger; silent unless you pass one.
+    public var logger: Logger
+    /// The interceptors, outermost first.
+    public var interceptors: [any Interceptor]
+    /// The lifecycle observers.
+    public var observers: [any RequestObserver]
+    /// The decoder used for `Decodable` responses unless a request names its own.
+    public var jsonDecoder: JSONDecoder
+
+    /// Creates a configuration.
+    public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
+        self.baseURL = baseURL
+        self.cdnURL = cdnURL
+        self.defaultHeaders = ["User-Agent": "Courier/\(Courier.version)"]
+        self.defaultBodyEncoding = .form
+        self.timeouts = Timeouts()
+        self.maximumBodySize = ClientConfiguration.defaultMaximumBodySize
+        self.redirectPolicy = .default
+        self.decompression = .enabled(maximumRatio: 100)
+        self.maximumConnectionsPerHost = 8
+        self.logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.interceptors = []
+        self.observers = []
+        self.jsonDecoder = JSONDecoder()
+    }
+
+    /// The transport settings this configuration implies.
+    public var transportConfiguration: TransportConfiguration {
+        TransportConfiguration(
+            connectTimeout: timeouts.connect,
+            readTimeout: timeouts.read,
+            decompression: decompression,
+            maximumConnectionsPerHost: maximumConnectionsPerHost
+        )
+    }
+}
+
+/// The timeouts of a client.
+public struct Timeouts: Sendable, Hashable {
+    /// How long to wait for a connection; 10 seconds by default.
+    public var connect: Duration
+    /// How long a connection may stay silent while a response is awaited; 60 seconds by default.
+    public var read: Duration?
+    /// How long a whole request may take, redirects included; no limit by default. A request's
+    /// own ``Request/timeout`` takes precedence.
+    public var total: Duration?
+
+    /// Creates timeouts.
+    public init(connect: Duration = .seconds(10), read: Duration? = .seconds(60), total: Duration? = nil) {
+        self.connect = connect
+        self.read = read
+        self.total = total
+    }
+}
+
+/// Facts about the library.
+public enum Courier {
+    /// The library's version.
+    public static let version = "0.1.0"
+}

@@ -1,0 +1,63 @@
+import NIOConcurrencyHelpers
+
+/// A request that is running: await its value, watch its state, or cancel it.
+///
+/// Cancelling the handle, or the task that awaits ``value``, cancels the exchange and frees
+/// its connection.
+public final class RequestHandle<Value: Sendable>: Sendable {
+    /// The request's identifier, as event hooks see it.
+    public let id: RequestID
+    private let task: Task<Value, any Error>
+    private let stateBox: NIOLockedValueBox<RequestState>
+
+    init(id: RequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>) {
+        self.id = id
+        self.stateBox = stateBox
+        self.task = task
+    }
+
+    /// The request's current state.
+    public var state: RequestState { stateBox.withLockedValue { $0 } }
+
+    /// The decoded value, once the request finishes.
+    public var value: Value {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        }
+    }
+
+    /// Cancels the request; awaiting ``value`` then throws ``CourierError/Kind/cancelled``.
+    public func cancel() { task.cancel() }
+}
+
+extension Client {
+    /// Starts `request` in a new task and returns its handle at once.
+    public func start<Value>(_ request: Request<Value>) -> RequestHandle<Value> {
+        start(request) { _, _ in }
+    }
+
+    /// Starts `request` and calls `completion` with its outcome before the handle's value is
+    /// available.
+    func start<Value>(
+        _ request: Request<Value>,
+        completion: @escaping @Sendable (RequestID, Result<Value, any Error>) -> Void
+    ) -> RequestHandle<Value> {
+        let id = RequestID()
+        let state = NIOLockedValueBox(RequestState.ready)
+        let task = Task {
+            do {
+                let value = try await self.perform(request, id: id, state: state).value!
+                completion(id, .success(value))
+                return value
+            } catch {
+                completion(id, .failure(error))
+                throw error
+            }
+        }
+        return RequestHandle(id: id, stateBox: state, task: task)
+    }
+}

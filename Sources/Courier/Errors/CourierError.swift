@@ -1,0 +1,104 @@
+import Foundation
+
+/// The one error type Courier throws.
+///
+/// Match on ``kind`` to decide what to do; read ``description`` to learn what went wrong and
+/// what to try next. New kinds may be added in any release without breaking your code, because
+/// ``Kind`` is a struct rather than an enum:
+///
+/// ```swift
+/// do {
+///     _ = try await client.send(request)
+/// } catch let error as CourierError where error.kind == .timeout {
+///     // retry later
+/// }
+/// ```
+public struct CourierError: Error, Sendable, CustomStringConvertible {
+    /// The category of a ``CourierError``.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// A URL could not be built or parsed.
+        public static let invalidURL = Kind("invalidURL")
+        /// A header name or value holds a character that may not appear on the wire.
+        public static let invalidHeader = Kind("invalidHeader")
+        /// The method is not a valid HTTP token.
+        public static let invalidMethod = Kind("invalidMethod")
+        /// The request body could not be produced (encoding failed, file unreadable…).
+        public static let invalidBody = Kind("invalidBody")
+        /// The connection could not be opened, or was closed before the response ended.
+        public static let connectionFailed = Kind("connectionFailed")
+        /// The TLS handshake or certificate verification failed.
+        public static let tls = Kind("tls")
+        /// A connect, read or total timeout elapsed.
+        public static let timeout = Kind("timeout")
+        /// The request was cancelled.
+        public static let cancelled = Kind("cancelled")
+        /// The server's response broke HTTP's framing rules.
+        public static let malformedResponse = Kind("malformedResponse")
+        /// The response body was larger than the configured maximum.
+        public static let responseTooLarge = Kind("responseTooLarge")
+        /// The compressed body expanded past the configured ratio.
+        public static let decompressionLimitExceeded = Kind("decompressionLimitExceeded")
+        /// More redirects than the policy allows.
+        public static let tooManyRedirects = Kind("tooManyRedirects")
+        /// A redirect led back to a URL already visited.
+        public static let redirectLoop = Kind("redirectLoop")
+        /// A redirect from https to http was refused.
+        public static let insecureRedirect = Kind("insecureRedirect")
+        /// A validator rejected the response; ``CourierError/response`` holds it.
+        public static let validationFailed = Kind("validationFailed")
+        /// The body could not be decoded into the requested type.
+        public static let decodingFailed = Kind("decodingFailed")
+        /// An illegal request lifecycle transition was attempted.
+        public static let invalidState = Kind("invalidState")
+        /// The client was shut down.
+        public static let clientShutdown = Kind("clientShutdown")
+        /// A failure the transport reported that fits no other kind.
+        public static let transport = Kind("transport")
+
+        /// The kind's name, e.g. `timeout`.
+        public var description: String { name }
+    }
+
+    /// What category of failure this is.
+    public let kind: Kind
+    /// A sentence that says what went wrong and what to do.
+    public let message: String
+    /// The URL the request was for, when known.
+    public var url: URL?
+    /// The response, for errors raised after one arrived (validation, decoding, redirects).
+    public var response: Response?
+    /// The lower-level error, when there is one.
+    public var underlyingError: (any Error)?
+
+    /// Creates an error; interceptors and custom transports may throw these too.
+    public init(
+        _ kind: Kind,
+        _ message: String,
+        url: URL? = nil,
+        response: Response? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.url = url
+        self.response = response
+        self.underlyingError = underlyingError
+    }
+
+    public var description: String {
+        var text = "\(kind): \(message)"
+        if let url { text += " [\(url.absoluteString)]" }
+        if let underlyingError { text += " (underlying: \(underlyingError))" }
+        return text
+    }
+
+    /// Returns a copy with ``url`` set when it was not known yet.
+    func with(url: URL?) -> CourierError {
+        var copy = self
+        if copy.url == nil { copy.url = url }
+        return copy
+    }
+}

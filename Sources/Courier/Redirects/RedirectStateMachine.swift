@@ -1,0 +1,102 @@
+import Foundation
+
+/// Decides, response by response, whether to follow a redirect and what the next request is.
+///
+/// A pure value: the client feeds it each response's status and `Location`, and it answers
+/// with an action. It owns the rules for method rewriting, credential removal, https → http
+/// refusal, the redirect limit and loop detection.
+struct RedirectStateMachine {
+    enum Action {
+        /// Deliver the response as it is.
+        case deliver
+        /// Send this request next.
+        case follow(HTTPRequest)
+    }
+
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Headers that describe a body and go when the body goes (Fetch's request-body-header names).
+    static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location", "Transfer-Encoding"]
+
+    let policy: RedirectPolicy
+    private(set) var hops: [RedirectHop] = []
+    private(set) var credentialsRemoved = false
+    private var visited: Set<String>
+
+    init(policy: RedirectPolicy, request: HTTPRequest) {
+        self.policy = policy
+        self.visited = [RedirectStateMachine.key(request.method, request.url)]
+    }
+
+    /// Called with each response; returns what to do next.
+    mutating func next(status: Int, location: String?, request: HTTPRequest) throws(CourierError) -> Action {
+        guard policy.follows, RedirectStateMachine.redirectStatuses.contains(status),
+            let location, !location.isEmpty
+        else { return .deliver }
+        guard hops.count < policy.maximumRedirects else {
+            throw CourierError(
+                .tooManyRedirects,
+                "Gave up after \(hops.count) redirects; raise RedirectPolicy.maximumRedirects if the chain is legitimate.",
+                url: request.url
+            )
+        }
+        let target = try RedirectStateMachine.resolve(location, against: request.url)
+        if request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http",
+            !policy.allowsInsecureRedirects
+        {
+            throw CourierError(
+                .insecureRedirect,
+                "Refused a redirect from https to \(target.absoluteString); it would expose the request in clear text. Set RedirectPolicy.allowsInsecureRedirects to allow it.",
+                url: request.url
+            )
+        }
+        var next = request
+        next.url = target
+        let changesMethod = status == 303 ? request.method != .head : (status == 301 || status == 302) && request.method == .post
+        if changesMethod {
+            next.method = .get
+            next.body = nil
+            for name in RedirectStateMachine.bodyHeaders { next.headers.remove(name: name) }
+        }
+        if RedirectStateMachine.origin(of: target) != RedirectStateMachine.origin(of: request.url) {
+            credentialsRemoved = true
+        }
+        if credentialsRemoved {
+            for field in next.headers where next.isSensitive(field.name) {
+                next.headers.remove(name: field.name)
+            }
+        }
+        let key = RedirectStateMachine.key(next.method, target)
+        guard visited.insert(key).inserted else {
+            throw CourierError(
+                .redirectLoop,
+                "The redirect to \(target.absoluteString) leads back to a URL already visited in this chain; the server's redirects form a loop.",
+                url: request.url
+            )
+        }
+        hops.append(RedirectHop(status: status, from: request.url, to: target))
+        return .follow(next)
+    }
+
+    /// Resolves a `Location` value against the URL that sent it (RFC 9110 §10.2.2).
+    static func resolve(_ location: String, against base: URL) throws(CourierError) -> URL {
+        try URLBuilder.rejectControlCharacters(in: location, input: location)
+        let encoded = PercentEncoding.encodeKeepingReserved(location, extra: ":/?#[]@")
+        guard let resolved = URL(string: encoded, relativeTo: base)?.absoluteURL else {
+            throw CourierError(.invalidURL, "The server redirected to \(WireValidation.quoted(location)), which is not a valid URL.", url: base)
+        }
+        return try URLBuilder.url(path: resolved.absoluteString, base: nil)
+    }
+
+    /// Scheme, host and effective port.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
+
+    private static func key(_ method: HTTPMethod, _ url: URL) -> String {
+        var text = url.absoluteString
+        if let hash = text.firstIndex(of: "#") { text = String(text[..<hash]) }
+        return method.rawValue + " " + text
+    }
+}

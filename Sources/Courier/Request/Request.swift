@@ -1,0 +1,116 @@
+import Foundation
+
+/// A request, as a value, together with the type its response decodes to.
+///
+/// ```swift
+/// struct User: Decodable, Sendable { let id: Int; let name: String }
+///
+/// var request = Request<User>(path: "/users/1")
+/// request.headers.add(name: "X-Trace", value: "1")
+/// let user = try await client.send(request)
+/// ```
+///
+/// `Value` decides what ``Client/send(_:)`` returns: a `Decodable` type is decoded from JSON
+/// (with the client's decoder unless the request names one), `Data` returns the body, `String`
+/// the body as text, ``Response`` the whole response and `Void` nothing.
+public struct Request<Value: Sendable>: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// A path joined to the client's base URL, or an absolute URL (see ``URLBuilder``'s rule in
+    /// the "URLs" article).
+    public var path: String
+    /// Join the path to the client's CDN URL instead of its base URL.
+    public var usesCDN: Bool = false
+    /// Query items, appended in order after any query in the path.
+    public var query: [URLQueryItem] = []
+    /// Named parameters; where they go is decided by ``parameterEncoding``.
+    public var parameters: Parameters?
+    /// Where ``parameters`` go; `.automatic` puts them in the query for GET, HEAD and DELETE
+    /// and in the body otherwise.
+    public var parameterEncoding: ParameterEncoding = .automatic
+    /// Header fields; they take precedence over the client's default headers.
+    public var headers: Headers = Headers()
+    /// The body. Setting both a body and body parameters is an error.
+    public var body: RequestBody?
+    /// The total time allowed for the request, redirects included; `nil` uses the client's.
+    public var timeout: Duration?
+    /// The scheduling priority.
+    public var priority: RequestPriority = .default
+    /// How the request uses the HTTP cache.
+    public var cachePolicy: CachePolicy = .useProtocolPolicy
+    /// The validators run on the response; by default only a 2xx status is accepted.
+    public var validators: [ResponseValidator] = [.statusCode(200..<300)]
+    /// Names of extra headers to treat as credentials: removed on cross-origin redirects and
+    /// redacted in logs, like `Authorization`.
+    public var sensitiveHeaders: Set<String> = []
+    /// The largest body collected for this request; `nil` uses the client's limit.
+    public var maximumBodySize: Int?
+    /// A number you choose to tell requests apart (YTKRequest's `tag`).
+    public var tag: Int?
+    /// Free-form information carried to interceptors and event hooks.
+    public var userInfo: [String: String] = [:]
+
+    let decode: @Sendable (Response, JSONDecoder) throws -> Value
+
+    /// Creates a request whose value is produced by `decode`.
+    public init(
+        method: HTTPMethod = .get,
+        path: String,
+        decode: @escaping @Sendable (Response, JSONDecoder) throws -> Value
+    ) {
+        self.method = method
+        self.path = path
+        self.decode = decode
+    }
+
+    /// Returns the same request with the response decoded differently.
+    public func map<Other: Sendable>(_ transform: @escaping @Sendable (Response, JSONDecoder) throws -> Other) -> Request<Other> {
+        var other = Request<Other>(method: method, path: path, decode: transform)
+        other.usesCDN = usesCDN
+        other.query = query
+        other.parameters = parameters
+        other.parameterEncoding = parameterEncoding
+        other.headers = headers
+        other.body = body
+        other.timeout = timeout
+        other.priority = priority
+        other.cachePolicy = cachePolicy
+        other.validators = validators
+        other.sensitiveHeaders = sensitiveHeaders
+        other.maximumBodySize = maximumBodySize
+        other.tag = tag
+        other.userInfo = userInfo
+        return other
+    }
+}
+
+extension Request where Value: Decodable {
+    /// A request whose response body is decoded as `Value`: JSON for most types, the raw body
+    /// for `Data`, and the text for `String`.
+    ///
+    /// - Parameter decoder: the JSON decoder; `nil` uses ``ClientConfiguration/jsonDecoder``.
+    public init(method: HTTPMethod = .get, path: String, body: RequestBody? = nil, decoder: JSONDecoder? = nil) {
+        self.init(method: method, path: path) { response, clientDecoder in
+            if Value.self == Data.self { return response.body as! Value }
+            if Value.self == String.self { return response.text() as! Value }
+            return try response.decode(Value.self, using: decoder ?? clientDecoder)
+        }
+        self.body = body
+    }
+}
+
+extension Request where Value == Response {
+    /// A request that returns the whole ``Response``.
+    public init(method: HTTPMethod = .get, path: String, body: RequestBody? = nil) {
+        self.init(method: method, path: path) { response, _ in response }
+        self.body = body
+    }
+}
+
+extension Request where Value == Void {
+    /// A request whose body is not needed.
+    public init(method: HTTPMethod = .get, path: String, body: RequestBody? = nil) {
+        self.init(method: method, path: path) { _, _ in () }
+        self.body = body
+    }
+}

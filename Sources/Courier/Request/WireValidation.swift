@@ -1,0 +1,63 @@
+/// Checks that what Courier is about to write is legal on the wire, so that no header or
+/// request-line injection can ever reach a server.
+enum WireValidation {
+    /// `tchar` from RFC 9110 §5.6.2.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    static func validateMethod(_ method: HTTPMethod) throws(CourierError) {
+        let bytes = method.rawValue.utf8
+        guard !bytes.isEmpty, bytes.allSatisfy(isTokenByte) else {
+            throw CourierError(
+                .invalidMethod,
+                "The method \(quoted(method.rawValue)) is not an HTTP token; use letters such as GET or POST, without spaces or control characters."
+            )
+        }
+    }
+
+    static func validate(_ headers: Headers) throws(CourierError) {
+        for field in headers {
+            let name = field.name.utf8
+            guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+                throw CourierError(
+                    .invalidHeader,
+                    "The header name \(quoted(field.name)) is not an HTTP token; remove spaces, colons and control characters (CR, LF, NUL) from it."
+                )
+            }
+            // field-value = *( VCHAR / obs-text / SP / HTAB ); CR, LF and NUL never.
+            for byte in field.value.utf8 where byte < 0x20 && byte != 0x09 || byte == 0x7F {
+                throw CourierError(
+                    .invalidHeader,
+                    "The value of header \(quoted(field.name)) contains the control character 0x\(String(byte, radix: 16, uppercase: true)) (CR, LF and NUL would let it inject headers); remove it."
+                )
+            }
+        }
+    }
+
+    /// Renders a string with its control characters made visible.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": result += "\\r"
+            case "\n": result += "\\n"
+            case "\0": result += "\\0"
+            case "\"": result += "\\\""
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    result += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

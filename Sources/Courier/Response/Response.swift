@@ -1,0 +1,109 @@
+import Foundation
+
+/// A response whose body has been collected.
+public struct Response: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The reason phrase the server sent.
+    public var reasonPhrase: String
+    /// The header fields, in the order received, names as sent.
+    public var headers: Headers
+    /// The body (decompressed when the server compressed it).
+    public var body: Data
+    /// The URL that produced this response, after redirects.
+    public var url: URL
+    /// The redirects followed to get here, first to last.
+    public var redirects: [RedirectHop]
+    /// When the exchange started, received its first byte and ended.
+    public var timing: Timing
+    /// Where the response came from.
+    public var source: Source
+    /// The request as last sent (after interceptors and redirects).
+    public var request: HTTPRequest?
+
+    /// Creates a response; transports and interceptors use this.
+    public init(
+        status: Int,
+        reasonPhrase: String = "",
+        headers: Headers = Headers(),
+        body: Data = Data(),
+        url: URL,
+        redirects: [RedirectHop] = [],
+        timing: Timing = Timing(),
+        source: Source = .network,
+        request: HTTPRequest? = nil
+    ) {
+        self.status = status
+        self.reasonPhrase = reasonPhrase
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.redirects = redirects
+        self.timing = timing
+        self.source = source
+        self.request = request
+    }
+
+    /// Where a response came from.
+    public enum Source: String, Sendable, Hashable {
+        /// Loaded from the network.
+        case network
+        /// Served from the cache without contacting the server.
+        case cache
+        /// Served from the cache after the server confirmed it (304).
+        case revalidated
+        /// Served from the cache although it is stale.
+        case stale
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The media type of the body, lower-cased, without parameters (`application/json`).
+    public var mediaType: String? {
+        guard let value = headers["Content-Type"] else { return nil }
+        let type = value.split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        return type?.isEmpty == false ? type : nil
+    }
+}
+
+/// One redirect followed.
+public struct RedirectHop: Sendable, Hashable {
+    /// The redirect's status (301, 302, 303, 307 or 308).
+    public var status: Int
+    /// The URL that answered with the redirect.
+    public var from: URL
+    /// The URL it pointed to.
+    public var to: URL
+    /// Creates a hop.
+    public init(status: Int, from: URL, to: URL) {
+        self.status = status
+        self.from = from
+        self.to = to
+    }
+}
+
+/// When an exchange started, received its first byte and ended.
+public struct Timing: Sendable, Hashable {
+    /// The wall-clock time at which the request started.
+    public var startDate: Date
+    /// The monotonic instant at which the request started.
+    public var start: ContinuousClock.Instant
+    /// When the response head arrived.
+    public var firstByte: ContinuousClock.Instant?
+    /// When the body was complete.
+    public var end: ContinuousClock.Instant?
+
+    /// A timing that starts now.
+    public init(startDate: Date = Date(), start: ContinuousClock.Instant = .now) {
+        self.startDate = startDate
+        self.start = start
+    }
+
+    /// From start to the first byte of the response.
+    public var timeToFirstByte: Duration? { firstByte.map { $0 - start } }
+    /// From start to end.
+    public var duration: Duration? { end.map { $0 - start } }
+}

@@ -1,0 +1,48 @@
+/// Connection-level settings of the default transport.
+public struct TransportConfiguration: Sendable, Hashable {
+    /// How long to wait for a connection (and TLS handshake).
+    public var connectTimeout: Duration
+    /// How long the connection may stay silent while a response is awaited or read.
+    public var readTimeout: Duration?
+    /// Whether and how far compressed bodies are inflated.
+    public var decompression: Decompression
+    /// Connections kept per host for HTTP/1.1.
+    public var maximumConnectionsPerHost: Int
+    /// How long an idle connection is kept for reuse.
+    public var idleConnectionTimeout: Duration
+
+    /// Creates settings.
+    public init(
+        connectTimeout: Duration = .seconds(10),
+        readTimeout: Duration? = .seconds(60),
+        decompression: Decompression = .enabled(maximumRatio: 100),
+        maximumConnectionsPerHost: Int = 8,
+        idleConnectionTimeout: Duration = .seconds(60)
+    ) {
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.decompression = decompression
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        self.idleConnectionTimeout = idleConnectionTimeout
+    }
+}
+
+/// Whether gzip and deflate bodies are inflated.
+public enum Decompression: Sendable, Hashable {
+    /// Bodies are delivered as sent; no `Accept-Encoding` is added.
+    case disabled
+    /// `Accept-Encoding: gzip, deflate` is sent and compressed bodies are inflated; a body that
+    /// would grow more than `maximumRatio` times its compressed size fails with
+    /// ``CourierError/Kind/decompressionLimitExceeded`` (a defence against zip bombs).
+    case enabled(maximumRatio: Int)
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return product.addingReportingOverflow(attoseconds / 1_000_000_000).overflow ? .max : product + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The route table of ``TestServer``. Every route is a synchronous function from request to response, run on
+/// the connection's event loop.
+enum TestServerRoutes {
+    /// Routes `request` to its handler, or answers 404.
+    static func response(for request: TestRequest) -> TestResponse {
+        if request.path.hasPrefix("/base64/") {
+            return self.base64(request, value: URLEncoding.percentDecode(request.path.dropFirst("/base64/".count)))
+        }
+        let segments = request.segments
+        guard let first = segments.first else { return self.notFound(request) }
+        let rest = Array(segments.dropFirst())
+        switch (first, rest.count) {
+        case ("get", 0): return self.methodEcho(request, allowing: "GET")
+        case ("post", 0): return self.methodEcho(request, allowing: "POST")
+        case ("put", 0): return self.methodEcho(request, allowing: "PUT")
+        case ("patch", 0): return self.methodEcho(request, allowing: "PATCH")
+        case ("delete", 0): return self.methodEcho(request, allowing: "DELETE")
+        case ("anything", _): return .json(EchoBuilder.echo(request))
+        case ("headers", 0): return self.headers(request)
+        case ("user-agent", 0): return self.userAgent(request)
+        case ("ip", 0): return self.ip(request)
+        case ("count", 0): return .json(.object([("count", .int(Int64(request.requestCount)))]))
+        case ("status", 1): return self.status(rest[0])
+        case ("redirect", 1), ("relative-redirect", 1): return self.redirect(request, rest[0], absolute: false)
+        case ("absolute-redirect", 1): return self.redirect(request, rest[0], absolute: true)
+        case ("redirect-to", 0): return self.redirectTo(request)
+        case ("basic-auth", 2): return self.basicAuth(request, user: rest[0], password: rest[1])
+        case ("bearer", 0): return self.bearer(request)
+        case ("response-headers", 0): return self.responseHeaders(request)
+        case ("delay", 1): return self.delay(request, rest[0])
+        case ("drip", 0): return self.drip(request)
+        case ("bytes", 1): return self.bytes(request, rest[0], streamed: false)
+        case ("stream-bytes", 1): return self.bytes(request, rest[0], streamed: true)
+        case ("stream", 1): return self.stream(request, rest[0])
+        case ("gzip", 0): return self.compressed(request, format: .gzip)
+        case ("deflate", 0): return self.compressed(request, format: .zlib)
+        case ("gzip-bomb", 0): return self.gzipBomb(request)
+        case ("cache", 0): return self.cache(request)
+        case ("cache", 1): return self.cacheControl(request, rest[0])
+        case ("etag", 1): return self.etag(request, rest[0])
+        case ("range", 1): return self.range(request, rest[0])
+        case ("json", 0): return .text(SampleDocuments.json, contentType: "application/json")
+        case ("html", 0): return .text(SampleDocuments.html, contentType: "text/html; charset=utf-8")
+        case ("xml", 0): return .text(SampleDocuments.xml, contentType: "application/xml")
+        case ("close", 0):
+            var response = TestResponse.text("bye")
+            response.closeConnection = true
+            return response
+        default: return self.notFound(request)
+        }
+    }
+
+    static func notFound(_ request: TestRequest) -> TestResponse {
+        .error(.notFound, "no route for \(request.path)")
+    }
+
+    /// `/status/N`: an empty response with that status (plus `Location` for 3xx, a challenge for 401).
+    static func status(_ text: String) -> TestResponse {
+        guard let code = Int(text), (200...599).contains(code) else {
+            return .error(.badRequest, "invalid status code \(text)")
+        }
+        var response = TestResponse(status: HTTPResponseStatus(statusCode: code))
+        if (300...399).contains(code) {
+            response.headers.add(name: "Location", value: "/get")
+        }
+        if code == 401 {
+            response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Fake Realm\"")
+        }
+        return response
+    }
+
+    /// `/redirect/N`, `/relative-redirect/N` and `/absolute-redirect/N`.
+    static func redirect(_ request: TestRequest, _ text: String, absolute: Bool) -> TestResponse {
+        guard let count = Int(text), count >= 1 else {
+            return .error(.badRequest, "invalid redirect count \(text)")
+        }
+        let useAbsolute = absolute || request.queryValue("absolute")?.lowercased() == "true"
+        let kind = useAbsolute ? "absolute-redirect" : "relative-redirect"
+        let next = count == 1 ? "/get" : "/\(kind)/\(count - 1)"
+        let location = useAbsolute ? "http://127.0.0.1:\(request.port)\(next)" : next
+        return TestResponse(status: .found, headers: ["Location": location])
+    }
+
+    /// `/redirect-to?url=URL&status_code=N`.
+    static func redirectTo(_ request: TestRequest) -> TestResponse {
+        guard let url = request.queryValue("url") else {
+            return .error(.badRequest, "missing url parameter")
+        }
+        var code = 302
+        if let text = request.queryValue("status_code"), let parsed = Int(text), (300...399).contains(parsed) {
+            code = parsed
+        }
+        return TestResponse(status: HTTPResponseStatus(statusCode: code), headers: ["Location": url])
+    }
+
+    /// `/basic-auth/USER/PASS`.
+    static func basicAuth(_ request: TestRequest, user: String, password: String) -> TestResponse {
+        let expected = "Basic " + URLEncoding.base64Encode(Array("\(user):\(password)".utf8))
+        guard let authorization = request.header("Authorization"), authorization == expected else {
+            var response = TestResponse(status: .unauthorized)
+            response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"Fake Realm\"")
+            return response
+        }
+        return .json(.object([("authenticated", .bool(true)), ("user", .string(user))]))
+    }
+
+    /// `/bearer`: 200 with the token if `Authorization: Bearer TOKEN` is present, else 401.
+    static func bearer(_ request: TestRequest) -> TestResponse {
+        guard let authorization = request.header("Authorization"), authorization.lowercased().hasPrefix("bearer "),
+            authorization.count > 7
+        else {
+            return TestResponse(status: .unauthorized, headers: ["WWW-Authenticate": "Bearer"])
+        }
+        let token = String(authorization.dropFirst(7))
+        return .json(.object([("authenticated", .bool(true)), ("token", .string(token))]))
+    }
+
+    /// `/response-headers?Name=value...`: adds those headers (in order) and echoes them. Fields with invalid names
+    /// or values, `Content-Length` and `Transfer-Encoding` are skipped.
+    static func responseHeaders(_ request: TestRequest) -> TestResponse {
+        // Only fields that can be sent as-is (token names, values without CR, LF or NUL).
+        let items = request.queryItems.filter { name, value in
+            self.isToken(name) && !value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in items {
+            let lowered = name.lowercased()
+            guard lowered != "content-length" && lowered != "transfer-encoding" else { continue }
+            headers.add(name: name, value: value)
+        }
+        if !headers.contains(name: "Content-Type") {
+            headers.add(name: "Content-Type", value: "application/json")
+        }
+        return TestResponse(status: .ok, headers: headers, body: .bytes(JSONValue.multiValueObject(items).encoded()))
+    }
+
+    /// `/base64/VALUE?content_type=CT`: the decoded value as the body.
+    static func base64(_ request: TestRequest, value: String) -> TestResponse {
+        guard let bytes = URLEncoding.base64Decode(value) else {
+            return .error(.badRequest, "incorrect base64 data")
+        }
+        let type = request.queryValue("content_type") ?? "application/octet-stream"
+        return TestResponse(status: .ok, headers: ["Content-Type": type], body: .bytes(bytes))
+    }
+
+    /// Whether `name` is a valid header field name (an RFC 9110 token).
+    static func isToken(_ name: String) -> Bool {
+        let symbols = Set("!#$%&'*+-.^_`|~".unicodeScalars)
+        return !name.isEmpty
+            && name.unicodeScalars.allSatisfy { scalar in
+                ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || symbols.contains(scalar)
+            }
+    }
+}

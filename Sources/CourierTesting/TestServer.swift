@@ -1,0 +1,126 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// An in-process HTTP/1.1 server with httpbin-like routes, for tests.
+///
+/// The server listens on `127.0.0.1` on an ephemeral port and runs on
+/// `MultiThreadedEventLoopGroup.singleton`. Persistent (keep-alive) connections and pipelining are supported.
+/// Every request is recorded in ``receivedRequests`` before it is answered.
+///
+/// Routes (JSON responses unless stated otherwise):
+/// - `/get`, `/post`, `/put`, `/patch`, `/delete` (their method only, else 405), `/anything[/...]` (any method):
+///   echo of `method`, `url`, `path`, `args`, `headers`, `data`, `form`, `files`, `json`, `origin`.
+/// - `/headers`, `/user-agent`, `/ip`, `/count`, `/json`, `/html`, `/xml`, `/close`.
+/// - `/status/N`, `/redirect/N`, `/relative-redirect/N`, `/absolute-redirect/N`, `/redirect-to?url=&status_code=`.
+/// - `/delay/S`, `/drip?numbytes=&duration=&delay=&code=`, `/bytes/N?seed=`, `/stream-bytes/N?chunk_size=&seed=`,
+///   `/stream/N`, `/range/N?seed=&etag=&last_modified=&chunk_delay=`.
+/// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer`, `/response-headers?...`,
+///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
+///
+/// Call ``shutdown()`` when done; it closes the listener and every open connection.
+public final class TestServer: Sendable {
+    private let channel: any Channel
+    private let registry: ConnectionRegistry
+    private let log: RequestLog
+
+    /// The TCP port the server listens on.
+    public let port: Int
+
+    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int) {
+        self.channel = channel
+        self.registry = registry
+        self.log = log
+        self.port = port
+    }
+
+    /// Starts a server on `127.0.0.1`, port 0 (an ephemeral port chosen by the system).
+    public static func start() async throws -> TestServer {
+        let registry = ConnectionRegistry()
+        let log = RequestLog()
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(ConnectionTrackingHandler(registry: registry))
+                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                    try sync.addHandler(TestServerHandler(log: log))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw ServerStartError()
+        }
+        return TestServer(channel: channel, registry: registry, log: log, port: port)
+    }
+
+    /// The server's base URL, `http://127.0.0.1:PORT`.
+    public var baseURL: URL {
+        URL(string: "http://127.0.0.1:\(self.port)")!
+    }
+
+    /// The URL of `pathAndQuery` on this server, e.g. `url("/get?x=1")` is `http://127.0.0.1:PORT/get?x=1`.
+    ///
+    /// A missing leading `/` is added. The text is used as-is, so it must already be percent-encoded.
+    public func url(_ pathAndQuery: String) -> URL {
+        let suffix = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
+        return URL(string: "http://127.0.0.1:\(self.port)\(suffix)")!
+    }
+
+    /// Stops listening and closes every open connection; waits until they are closed.
+    ///
+    /// Idempotent: calling it again (or concurrently) waits for the same shutdown.
+    public func shutdown() async throws {
+        try await self.registry.shutdown(serverChannel: self.channel)
+    }
+
+    /// Every request received so far, in arrival order.
+    public var receivedRequests: [RecordedRequest] {
+        self.log.requests
+    }
+
+    /// Forgets all requests recorded so far (``receivedRequests`` becomes empty).
+    public func clearReceivedRequests() {
+        self.log.clear()
+    }
+
+    /// The number of TCP connections currently open.
+    public var openConnections: Int {
+        self.registry.openConnections
+    }
+
+    /// The number of TCP connections accepted since the server started.
+    public var acceptedConnections: Int {
+        self.registry.acceptedConnections
+    }
+}
+
+/// Thrown by ``TestServer/start()`` or ``FaultServer/start(_:)`` when the bound port cannot be determined.
+struct ServerStartError: Error {}
+
+/// The thread-safe list of requests a ``TestServer`` received.
+final class RequestLog: Sendable {
+    private let storage = NIOLockedValueBox<[RecordedRequest]>([])
+
+    /// Appends `request` and returns the number of requests recorded so far.
+    func append(_ request: RecordedRequest) -> Int {
+        self.storage.withLockedValue { requests in
+            requests.append(request)
+            return requests.count
+        }
+    }
+
+    var requests: [RecordedRequest] {
+        self.storage.withLockedValue { $0 }
+    }
+
+    func clear() {
+        self.storage.withLockedValue { $0.removeAll() }
+    }
+}

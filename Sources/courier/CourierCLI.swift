@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+
+/// The `courier` command: an HTTP client for the shell, built on the Courier library.
+@main
+struct CourierCLI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier",
+        abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
+        version: "0.1.0",
+        subcommands: [FetchCommand.self, DemoCommand.self]
+    )
+
+    static func main() async {
+        let status = await run(Array(CommandLine.arguments.dropFirst()), output: .standard)
+        Foundation.exit(status)
+    }
+
+    /// Parses and runs a command line; returns the process exit status.
+    static func run(_ arguments: [String], output: Output) async -> Int32 {
+        await Output.$current.withValue(output) {
+            do {
+                var command = try parseAsRoot(arguments)
+                if var command = command as? any AsyncParsableCommand {
+                    try await command.run()
+                } else {
+                    try command.run()
+                }
+                return ExitStatus.success.rawValue
+            } catch let failure as CommandFailure {
+                output.error("courier: \(failure.message)")
+                return failure.status.rawValue
+            } catch {
+                let code = exitCode(for: error)
+                if code == .success {
+                    output.write(fullMessage(for: error) + "\n")
+                    return ExitStatus.success.rawValue
+                }
+                output.error("courier: \(message(for: error))")
+                return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Courier
+import CourierTesting
+import Foundation
+
+/// `courier demo`: starts two local servers and walks through what Courier does.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start a local server and walk through Courier's features, printing each step."
+    )
+
+    func run() async throws {
+        let out = Output.current
+        let server = try await TestServer.start()
+        let other = try await TestServer.start()
+        var configuration = ClientConfiguration(baseURL: server.baseURL)
+        configuration.interceptors = [URLArgumentsFilter(["app": "demo"])]
+        configuration.observers = [
+            EventHooks(didStop: { event in
+                let ms = Double(event.elapsed.components.attoseconds) / 1e15 + Double(event.elapsed.components.seconds) * 1000
+                out.write("    · \(event.request.method) \(event.request.url.path) → \(event.state) in \(String(format: "%.1f", ms)) ms\n")
+            })
+        ]
+        let client = Client(configuration: configuration)
+        let steps = DemoSteps(client: client, server: server, other: other, out: out)
+        do {
+            try await steps.runAll()
+        } catch {
+            try? await client.shutdown()
+            try? await server.shutdown()
+            try? await other.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        try await server.shutdown()
+        try await other.shutdown()
+        out.write("\nDemo finished: every step ran against \(server.baseURL.absoluteString) and \(other.baseURL.absoluteString).\n")
+    }
+}
+
+/// The demo's steps, each printing what it shows.
+struct DemoSteps {
+    let client: Client
+    let server: TestServer
+    let other: TestServer
+    let out: Output
+
+    struct Echo: Decodable, Sendable {
+        let method: String
+        let args: [String: JSONValue]
+        let headers: [String: String]
+        let json: JSONValue?
+    }
+
+    struct Note: Codable, Sendable {
+        let title: String
+        let tags: [String]
+    }
+
+    func step(_ number: Int, _ title: String) { out.write("\n\(number). \(title)\n") }
+    func say(_ line: String) { out.write("   \(line)\n") }
+
+    func runAll() async throws {
+        step(1, "GET with parameters, decoded into a Decodable type")
+        var get = Request<Echo>(path: "/get")
+        get.parameters = ["q": "swift http", "tags": ["a", "b"], "page": 2]
+        let echo = try await client.send(get)
+        say("the server saw the arguments \(echo.args.keys.sorted()) (app=demo was added by a URL filter)")
+
+        step(2, "POST an Encodable value as JSON")
+        let post = Request<Echo>(method: .post, path: "/post", body: try .json(Note(title: "Hello", tags: ["x"])))
+        say("echoed JSON body: \(try await client.send(post).json.map { "\($0)" } ?? "none")")
+
+        step(3, "Redirects: three hops followed, then one that crosses origins")
+        let chain = try await client.response(for: Request<Response>(path: "/redirect/3"))
+        say("final URL \(chain.url.path) after \(chain.redirects.count) redirects")
+        var cross = Request<Echo>(path: "/redirect-to")
+        cross.query = [URLQueryItem(name: "url", value: other.url("/headers").absoluteString)]
+        cross.headers.add(name: "Authorization", value: "Bearer secret-token")
+        cross = cross.map { response, decoder in
+            let headers = try response.decode([String: [String: String]].self, using: decoder)["headers"] ?? [:]
+            return Echo(method: "GET", args: [:], headers: headers, json: nil)
+        }
+        let crossed = try await client.send(cross)
+        say("the second origin received Authorization: \(crossed.headers["Authorization"] ?? "no — it was removed")")
+
+        step(4, "Compressed responses are inflated")
+        let gzip = try await client.response(for: Request<Response>(path: "/gzip"))
+        say("Content-Encoding \(gzip.headers["Content-Encoding"] ?? "none"); \(gzip.body.count) bytes after inflating; gzipped = \(try gzip.json()["gzipped"] ?? nil)")
+
+        step(5, "Validation: a 418 is a typed error that carries the response")
+        do {
+            _ = try await client.send(Request<Void>(path: "/status/418"))
+        } catch let error as CourierError {
+            say("\(error.kind): status \(error.response?.status ?? 0)")
+        }
+
+        step(6, "Bad input never reaches the wire")
+        var injected = Request<Void>(path: "/get")
+        injected.headers.add(name: "X-Note", value: "a\r\nX-Injected: 1")
+        let before = server.receivedRequests.count
+        do {
+            try await client.send(injected)
+        } catch let error as CourierError {
+            say("\(error.kind); requests the server received meanwhile: \(server.receivedRequests.count - before)")
+        }
+
+        step(7, "A total timeout")
+        var slow = Request<Void>(path: "/delay/2")
+        slow.timeout = .milliseconds(300)
+        do {
+            try await client.send(slow)
+        } catch let error as CourierError {
+            say("\(error.kind) after 300 ms")
+        }
+
+        step(8, "Cancellation through a handle")
+        let handle = client.start(Request<Void>(path: "/drip?numbytes=10&duration=3"))
+        try await Task.sleep(for: .milliseconds(200))
+        handle.cancel()
+        do {
+            try await handle.value
+        } catch let error as CourierError {
+            say("\(error.kind); handle state \(handle.state)")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Courier
+
+/// The exit statuses of `courier`, a documented contract (see README).
+enum ExitStatus: Int32 {
+    /// A response was delivered.
+    case success = 0
+    /// An unexpected failure.
+    case failure = 1
+    /// Invalid input: an unknown option, a bad URL, header, file or body.
+    case invalidInput = 2
+    /// The connection could not be opened or broke.
+    case connectionFailed = 3
+    /// TLS failed.
+    case tls = 4
+    /// A timeout elapsed.
+    case timeout = 5
+    /// `--fail` was given and the status was 4xx or 5xx.
+    case httpError = 6
+    /// Too many redirects, a redirect loop, or a refused https → http redirect.
+    case redirect = 7
+    /// The server's response broke HTTP framing.
+    case malformedResponse = 8
+    /// The body exceeded the size or decompression limit.
+    case tooLarge = 9
+
+    init(_ kind: CourierError.Kind) {
+        switch kind {
+        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody: self = .invalidInput
+        case .connectionFailed: self = .connectionFailed
+        case .tls: self = .tls
+        case .timeout: self = .timeout
+        case .tooManyRedirects, .redirectLoop, .insecureRedirect: self = .redirect
+        case .malformedResponse: self = .malformedResponse
+        case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
+        default: self = .failure
+        }
+    }
+}
+
+/// A failure that ends the command with a status and one line on stderr.
+struct CommandFailure: Error {
+    var status: ExitStatus
+    var message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    init(_ error: CourierError) {
+        self.init(ExitStatus(error.kind), error.description)
+    }
+}

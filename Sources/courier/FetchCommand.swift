@@ -1,0 +1,94 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `courier fetch URL`: sends one request and prints the response.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Send one request and print the response body (or a JSON report)."
+    )
+
+    @Argument(help: "The URL, or a path joined to --base-url.")
+    var url: String
+
+    @Option(name: [.customShort("X"), .long], help: "The method (default GET, or POST when a body is given).")
+    var method: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: .customLong("query"), help: "A query item, name=value (repeatable).")
+    var queryItems: [String] = []
+
+    @Option(help: "A raw body: TEXT, or @PATH to read a file.")
+    var data: String?
+
+    @Option(help: "A JSON body: TEXT, or @PATH to read a file.")
+    var json: String?
+
+    @Option(name: .customLong("form"), help: "A form field, name=value (repeatable; sent as application/x-www-form-urlencoded).")
+    var formFields: [String] = []
+
+    @Option(name: .customLong("base-url"), help: "The base URL a relative URL argument is joined to.")
+    var baseURL: String?
+
+    @Option(help: "The total time allowed, in seconds, redirects included.")
+    var timeout: Double?
+
+    @Option(name: .customLong("max-redirects"), help: "The most redirects to follow (default 10).")
+    var maxRedirects: Int?
+
+    @Flag(name: .customLong("no-follow"), help: "Do not follow redirects.")
+    var noFollow = false
+
+    @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
+    var fail = false
+
+    @Option(name: [.customShort("o"), .long], help: "Write the body to this file.")
+    var output: String?
+
+    @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
+    var include = false
+
+    @Option(help: "Print a machine-readable report instead of the body: json.")
+    var report: ReportFormat?
+
+    enum ReportFormat: String, ExpressibleByArgument {
+        case json
+    }
+
+    func run() async throws {
+        let out = Output.current
+        let (configuration, request) = try FetchPlan(command: self).make()
+        let response: Response
+        do {
+            response = try await Client.withClient(configuration: configuration) { client in
+                try await client.response(for: request)
+            }
+        } catch let error as CourierError {
+            throw CommandFailure(error)
+        }
+        if report == .json {
+            out.write(Report.jsonLine(for: response) + "\n")
+        } else {
+            if include {
+                var head = "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n"
+                for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+                out.write(head + "\r\n")
+            }
+            if let output {
+                do {
+                    try response.body.write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    throw CommandFailure(.invalidInput, "could not write \(output): \(error.localizedDescription)")
+                }
+            } else {
+                out.write(response.body)
+            }
+        }
+        if fail && response.status >= 400 {
+            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Courier
+import Foundation
+
+/// Turns `fetch`'s options into a client configuration and a request.
+struct FetchPlan {
+    let command: FetchCommand
+
+    func make() throws -> (ClientConfiguration, Request<Response>) {
+        var configuration = ClientConfiguration()
+        if let base = command.baseURL {
+            guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
+                throw CommandFailure(.invalidInput, "--base-url \(base) is not an http or https URL")
+            }
+            configuration.baseURL = url
+        }
+        if command.noFollow {
+            configuration.redirectPolicy = .none
+        } else if let maximum = command.maxRedirects {
+            guard maximum >= 0 else { throw CommandFailure(.invalidInput, "--max-redirects must be 0 or more") }
+            configuration.redirectPolicy = .follow(maximum: maximum)
+        }
+        if let timeout = command.timeout {
+            guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
+            configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
+        }
+
+        var request = Request<Response>(path: command.url)
+        request.validators = []
+        request.query = try command.queryItems.map { item in
+            guard let equals = item.firstIndex(of: "=") else { return URLQueryItem(name: item, value: nil) }
+            guard equals != item.startIndex else { throw CommandFailure(.invalidInput, "--query \(item) has no name") }
+            return URLQueryItem(name: String(item[..<equals]), value: String(item[item.index(after: equals)...]))
+        }
+        for header in command.headers {
+            guard let colon = header.firstIndex(of: ":") else {
+                throw CommandFailure(.invalidInput, "-H \(header) is not 'Name: value'")
+            }
+            let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            request.headers.add(name: name, value: value)
+        }
+        request.body = try body()
+        if let method = command.method {
+            request.method = HTTPMethod(method)
+        } else if request.body != nil {
+            request.method = .post
+        }
+        return (configuration, request)
+    }
+
+    private func body() throws -> RequestBody? {
+        let given = [command.data != nil, command.json != nil, !command.formFields.isEmpty].filter { $0 }.count
+        guard given <= 1 else {
+            throw CommandFailure(.invalidInput, "use only one of --data, --json and --form")
+        }
+        if let data = command.data {
+            return .data(try read(data, option: "--data"))
+        }
+        if let json = command.json {
+            return .data(try read(json, option: "--json"), contentType: "application/json")
+        }
+        if !command.formFields.isEmpty {
+            return .form(try command.formFields.map { field in
+                guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+                    throw CommandFailure(.invalidInput, "--form \(field) is not name=value")
+                }
+                return (String(field[..<equals]), String(field[field.index(after: equals)...]))
+            })
+        }
+        return nil
+    }
+
+    /// TEXT, or the contents of PATH for `@PATH`.
+    private func read(_ argument: String, option: String) throws -> Data {
+        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
+        let path = String(argument.dropFirst())
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(.invalidInput, "\(option) @\(path): the file cannot be read")
+        }
+        return data
+    }
+}

@@ -1,0 +1,38 @@
+import Courier
+import Foundation
+
+/// The `--report json` line: one JSON object per delivered response, keys in this order:
+/// `status`, `headers` (pairs in received order), `body_base64`, `url`, `redirects`, `source`.
+enum Report {
+    static func jsonLine(for response: Response) -> String {
+        var text = "{\"status\":\(response.status),\"headers\":["
+        text += response.headers.map { "[\(quote($0.name)),\(quote($0.value))]" }.joined(separator: ",")
+        text += "],\"body_base64\":\(quote(response.body.base64EncodedString()))"
+        text += ",\"url\":\(quote(response.url.absoluteString))"
+        text += ",\"redirects\":\(response.redirects.count)"
+        text += ",\"source\":\(quote(response.source.rawValue))}"
+        return text
+    }
+
+    /// A JSON string literal (RFC 8259 §7).
+    static func quote(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,77 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// Starts a test server, runs `body`, and stops the server whatever happens.
+func withServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}
+
+/// Starts two test servers (two origins: different ports), runs `body`, stops both.
+func withTwoServers<T>(_ body: (TestServer, TestServer) async throws -> T) async throws -> T {
+    try await withServer { first in
+        try await withServer { second in try await body(first, second) }
+    }
+}
+
+/// A client whose base URL is `server`, shut down after `body`.
+func withClient<T>(
+    _ server: TestServer?,
+    configure: (inout ClientConfiguration) -> Void = { _ in },
+    _ body: (Client) async throws -> T
+) async throws -> T {
+    var configuration = ClientConfiguration(baseURL: server?.baseURL)
+    configure(&configuration)
+    return try await Client.withClient(configuration: configuration, body)
+}
+
+/// Runs `operation` and returns the CourierError it throws; records an issue if it succeeds.
+func courierError(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ operation: () async throws -> Void
+) async -> CourierError? {
+    do {
+        try await operation()
+        Issue.record("expected a CourierError, but the operation succeeded", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as CourierError {
+        return error
+    } catch {
+        Issue.record("expected a CourierError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `attempts` checks.
+/// Returns whether it held; it never asserts on elapsed time.
+func eventually(attempts: Int = 250, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<attempts {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+/// The JSON echo the test server returns for /get, /post, /anything…
+struct Echo: Decodable, Sendable {
+    let method: String
+    let url: String
+    let args: [String: JSONValue]
+    let headers: [String: String]
+    let data: String
+    let form: [String: JSONValue]
+    let json: JSONValue?
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.key.lowercased() == name.lowercased() }?.value
+    }
+}

@@ -1,0 +1,201 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import courier
+
+/// Runs `courier ARGS…` in-process; returns the exit status and what it printed.
+func courier(_ arguments: String...) async -> (status: Int32, stdout: String, stderr: String, raw: Data) {
+    let (output, captured) = Output.capturing()
+    let status = await CourierCLI.run(arguments, output: output)
+    return (status, captured.stdout, captured.stderr, captured.data)
+}
+
+func withServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start()
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}
+
+/// Parses one report line.
+func report(_ line: String) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+    return try #require(object as? [String: Any])
+}
+
+@Suite("courier fetch")
+struct FetchCommandTests {
+    @Test func reportIsOneJSONObjectWithTheContractsKeysInOrder() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/response-headers?X-A=1&X-A=2").absoluteString, "--report", "json")
+            #expect(run.status == 0)
+            let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 2 && lines[1].isEmpty, "exactly one line, newline-terminated")
+            let line = String(lines[0])
+            #expect(line.hasPrefix("{\"status\":200,\"headers\":[["))
+            let keys = ["\"status\":", "\"headers\":", "\"body_base64\":", "\"url\":", "\"redirects\":", "\"source\":"]
+            let positions = keys.map { line.range(of: $0)?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil })
+            #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+            let object = try report(line)
+            #expect(object["status"] as? Int == 200)
+            #expect(object["redirects"] as? Int == 0)
+            #expect(object["source"] as? String == "network")
+            #expect(object["url"] as? String == server.url("/response-headers?X-A=1&X-A=2").absoluteString)
+            let headers = try #require(object["headers"] as? [[String]])
+            #expect(headers.filter { $0[0].lowercased() == "x-a" }.map { $0[1] } == ["1", "2"])
+            let body = try #require(Data(base64Encoded: object["body_base64"] as? String ?? ""))
+            let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            #expect(json != nil)
+        }
+    }
+
+    @Test func reportCountsRedirectsAndNamesTheFinalURL() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/redirect/2").absoluteString, "--report", "json")
+            let object = try report(run.stdout.trimmingCharacters(in: .newlines))
+            #expect(object["redirects"] as? Int == 2)
+            #expect(object["url"] as? String == server.url("/get").absoluteString)
+            let noFollow = await courier("fetch", server.url("/redirect/2").absoluteString, "--no-follow", "--report", "json")
+            let first = try report(noFollow.stdout.trimmingCharacters(in: .newlines))
+            #expect(first["status"] as? Int == 302)
+            #expect(first["redirects"] as? Int == 0)
+        }
+    }
+
+    @Test func binaryBodiesSurviveTheReport() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/bytes/3000?seed=9").absoluteString, "--report", "json")
+            let object = try report(run.stdout.trimmingCharacters(in: .newlines))
+            let body = Data(base64Encoded: object["body_base64"] as? String ?? "")
+            #expect(body == Data(TestServer.bytes(count: 3000, seed: 9)))
+        }
+    }
+
+    @Test func optionsShapeTheRequest() async throws {
+        try await withServer { server in
+            let run = await courier(
+                "fetch", "/anything/x", "--base-url", server.url("/").absoluteString,
+                "-X", "PUT", "-H", "X-One: 1", "-H", "X-Two:  two ", "--query", "a=b c", "--query", "flag",
+                "--json", "{\"k\":1}", "--report", "json"
+            )
+            #expect(run.status == 0, "\(run.stderr)")
+            let request = try #require(server.receivedRequests.last)
+            #expect(request.method == "PUT")
+            #expect(request.uri == "/anything/x?a=b%20c&flag")
+            #expect(request.header("X-One") == "1")
+            #expect(request.header("X-Two") == "two")
+            #expect(request.header("Content-Type") == "application/json")
+            #expect(request.bodyString == "{\"k\":1}")
+        }
+    }
+
+    @Test func dataFromAFileAndFormFields() async throws {
+        try await withServer { server in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-data-\(UUID().uuidString)")
+            try Data("file body\n".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let fromFile = await courier("fetch", server.url("/post").absoluteString, "--data", "@\(file.path)")
+            #expect(fromFile.status == 0)
+            #expect(server.receivedRequests.last?.method == "POST")
+            #expect(server.receivedRequests.last?.bodyString == "file body\n")
+            let form = await courier("fetch", server.url("/post").absoluteString, "--form", "a=1 2", "--form", "b=&")
+            #expect(form.status == 0)
+            #expect(server.receivedRequests.last?.bodyString == "a=1+2&b=%26")
+            #expect(server.receivedRequests.last?.header("Content-Type") == "application/x-www-form-urlencoded")
+        }
+    }
+
+    @Test func includeAndOutputFile() async throws {
+        try await withServer { server in
+            let included = await courier("fetch", server.url("/response-headers?X-Shown=yes").absoluteString, "-i")
+            #expect(included.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(included.stdout.contains("X-Shown: yes\r\n"))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-out-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let saved = await courier("fetch", server.url("/bytes/100").absoluteString, "-o", file.path)
+            #expect(saved.status == 0)
+            #expect(saved.stdout.isEmpty)
+            let written = try Data(contentsOf: file)
+            #expect(written == Data(TestServer.bytes(count: 100)))
+        }
+    }
+}
+
+@Suite("courier exit statuses")
+struct ExitStatusTests {
+    @Test func httpErrorsOnlyFailUnderFail() async throws {
+        try await withServer { server in
+            let plain = await courier("fetch", server.url("/status/404").absoluteString, "--report", "json")
+            #expect(plain.status == 0)
+            let failing = await courier("fetch", server.url("/status/503").absoluteString, "--fail", "--report", "json")
+            #expect(failing.status == 6)
+            let status = try report(failing.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
+            #expect(status == 503)
+            #expect(failing.stderr.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test(arguments: [
+        ["fetch", "ftp://example.com/x"],
+        ["fetch", "/relative-without-base"],
+        ["fetch", "http://127.0.0.1:9/", "-H", "no colon"],
+        ["fetch", "http://127.0.0.1:9/", "--data", "@/nonexistent/file"],
+        ["fetch", "http://127.0.0.1:9/", "--data", "a", "--json", "{}"],
+        ["fetch", "http://127.0.0.1:9/", "--no-such-option"],
+        ["fetch", "http://127.0.0.1:9/", "-H", "X-Bad: a\r\nInjected: 1"],
+        ["fetch", "http://127.0.0.1:9/", "--timeout", "-1"],
+        ["fetch", "http://127.0.0.1:9/", "--base-url", "not a url"],
+        ["no-such-command"],
+    ])
+    func invalidInputIsStatus2(arguments: [String]) async {
+        let (output, captured) = Output.capturing()
+        let status = await CourierCLI.run(arguments, output: output)
+        #expect(status == 2, "\(arguments) → \(status): \(captured.stderr)")
+        #expect(!captured.stderr.isEmpty)
+    }
+
+    @Test func connectionFailureIsStatus3() async throws {
+        let server = try await TestServer.start()
+        let url = server.url("/get").absoluteString
+        try await server.shutdown()
+        let run = await courier("fetch", url)
+        #expect(run.status == 3)
+        #expect(run.stderr.hasPrefix("courier: connectionFailed"))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func timeoutIsStatus5() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/delay/5").absoluteString, "--timeout", "0.2")
+            #expect(run.status == 5)
+        }
+    }
+
+    @Test func redirectFailuresAreStatus7() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/redirect/3").absoluteString, "--max-redirects", "2")
+            #expect(run.status == 7)
+        }
+    }
+
+    @Test func malformedResponsesAreStatus8() async throws {
+        let server = try await FaultServer.start(.malformedStatusLine)
+        let run = await courier("fetch", server.url.absoluteString)
+        try await server.shutdown()
+        #expect(run.status == 8)
+    }
+
+    @Test func helpIsStatus0() async {
+        let run = await courier("fetch", "--help")
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("--report"))
+    }
+}

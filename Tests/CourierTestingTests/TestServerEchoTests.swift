@@ -4,15 +4,7 @@ import Testing
 
 /// Runs `body` with a fresh server and always shuts it down.
 func withTestServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start()
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await TestServer.withServer(body)
 }
 
 @Suite("TestServer echo routes")

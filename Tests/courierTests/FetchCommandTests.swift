@@ -13,15 +13,7 @@ func courier(_ arguments: String...) async -> (status: Int32, stdout: String, st
 }
 
 func withServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start()
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await TestServer.withServer(body)
 }
 
 /// Parses one report line.

@@ -22,7 +22,7 @@ extension Response {
         {
             return text
         }
-        if let text = String(validating: body, as: UTF8.self) { return text }
+        if let text = String(data: body, encoding: .utf8) { return text }
         // ISO-8859-1 maps each byte to the code point of the same value.
         return String(String.UnicodeScalarView(body.map { Unicode.Scalar($0) }))
     }

@@ -31,6 +31,9 @@ public final class AsyncHTTPClientTransport: Transport {
             idleTimeout: .nanoseconds(configuration.idleConnectionTimeout.nanoseconds),
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost)
         )
+        // A refused or unreachable host fails the request at once rather than after the
+        // connect timeout; retrying is the retry policy's decision, not the pool's.
+        settings.connectionPool.retryConnectionEstablishment = configuration.retriesFailedConnections
         switch configuration.decompression {
         case .disabled: settings.decompression = .disabled
         case .enabled(let ratio): settings.decompression = .enabled(limit: .ratio(max(1, ratio)))

@@ -10,6 +10,9 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var maximumConnectionsPerHost: Int
     /// How long an idle connection is kept for reuse.
     public var idleConnectionTimeout: Duration
+    /// Whether a failed connection attempt is tried again until the connect timeout; off by
+    /// default, so that a refused connection fails at once.
+    public var retriesFailedConnections: Bool
 
     /// Creates settings.
     public init(
@@ -17,8 +20,10 @@ public struct TransportConfiguration: Sendable, Hashable {
         readTimeout: Duration? = .seconds(60),
         decompression: Decompression = .enabled(maximumRatio: 100),
         maximumConnectionsPerHost: Int = 8,
-        idleConnectionTimeout: Duration = .seconds(60)
+        idleConnectionTimeout: Duration = .seconds(60),
+        retriesFailedConnections: Bool = false
     ) {
+        self.retriesFailedConnections = retriesFailedConnections
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.decompression = decompression

@@ -5,15 +5,7 @@ import Testing
 
 /// Starts a test server, runs `body`, and stops the server whatever happens.
 func withServer<T>(_ body: (TestServer) async throws -> T) async throws -> T {
-    let server = try await TestServer.start()
-    do {
-        let result = try await body(server)
-        try await server.shutdown()
-        return result
-    } catch {
-        try? await server.shutdown()
-        throw error
-    }
+    try await TestServer.withServer(body)
 }
 
 /// Starts two test servers (two origins: different ports), runs `body`, stops both.

@@ -51,6 +51,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
 
+    @Flag(help: "Ask for a compressed response (Accept-Encoding: gzip, deflate). Compressed bodies are inflated either way.")
+    var compressed = false
+
     @Option(help: "Print a machine-readable report instead of the body: json.")
     var report: ReportFormat?
 

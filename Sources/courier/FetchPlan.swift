@@ -41,6 +41,11 @@ struct FetchPlan {
             let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             request.headers.add(name: name, value: value)
         }
+        if !command.compressed, !request.headers.contains("Accept-Encoding") {
+            // Like curl: ask for the representation as it is, so that the body printed is the
+            // one the server sent. A server that compresses anyway is still inflated.
+            request.headers.add(name: "Accept-Encoding", value: "identity")
+        }
         request.body = try body()
         if let method = command.method {
             request.method = HTTPMethod(method)

@@ -191,3 +191,32 @@ struct ExitStatusTests {
         #expect(run.stdout.contains("--report"))
     }
 }
+
+@Suite("courier fetch: compression and TLS")
+struct FetchTransportTests {
+    @Test func asksForTheRepresentationAsIsUnlessCompressed() async throws {
+        try await withServer { server in
+            _ = await courier("fetch", server.url("/get").absoluteString)
+            #expect(server.receivedRequests.last?.header("Accept-Encoding") == "identity")
+            _ = await courier("fetch", server.url("/get").absoluteString, "--compressed")
+            #expect(server.receivedRequests.last?.header("Accept-Encoding") == "gzip, deflate")
+            _ = await courier("fetch", server.url("/get").absoluteString, "-H", "Accept-Encoding: br")
+            #expect(server.receivedRequests.last?.headerValues("Accept-Encoding") == ["br"])
+            // A server that compresses anyway is inflated.
+            let run = await courier("fetch", server.url("/gzip").absoluteString, "--report", "json")
+            let object = try report(run.stdout.trimmingCharacters(in: .newlines))
+            let body = try #require(Data(base64Encoded: object["body_base64"] as? String ?? ""))
+            let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            #expect(json?["gzipped"] as? Bool == true)
+        }
+    }
+
+    @Test func tlsFailureIsStatus4() async throws {
+        // A plain HTTP server answers the TLS ClientHello with a plaintext 400: the handshake fails.
+        try await withServer { server in
+            let run = await courier("fetch", "https://127.0.0.1:\(server.port)/get")
+            #expect(run.status == 4, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("courier: tls"))
+        }
+    }
+}

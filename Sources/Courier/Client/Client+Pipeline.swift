@@ -3,10 +3,11 @@ import NIOConcurrencyHelpers
 
 extension Client {
     /// Runs one request through its whole life: build, start, pipeline, validate, finish.
-    func perform<Value, Result>(
-        _ request: Request<Value>,
+    func perform<Result>(
         id: RequestID,
         state: NIOLockedValueBox<RequestState>?,
+        validators: [ResponseValidator],
+        build: () throws(CourierError) -> HTTPRequest,
         finish: (Response) throws -> Result
     ) async throws -> Result {
         var lifecycle = RequestLifecycle()
@@ -32,14 +33,14 @@ extension Client {
         do {
             try checkNotShutDown()
             try Task.checkCancellation()
-            current = try makeHTTPRequest(request, id: id)
+            current = try build()
             move(to: .started)
             notify { $0.requestWillStart($1) }
             var received = try await run(current!, from: 0)
             received.timing.start = start
             received.timing.startDate = startDate
             response = received
-            for validator in request.validators { try validator.validate(received) }
+            for validator in validators { try validator.validate(received) }
             let result = try finish(received)
             notify { $0.requestWillStop($1) }
             move(to: .completed)
@@ -59,7 +60,9 @@ extension Client {
         _ request: Request<Value>, id: RequestID, state: NIOLockedValueBox<RequestState>?, decodes: Bool = true
     ) async throws -> (value: Value?, response: Response) {
         let decoder = configuration.jsonDecoder
-        return try await perform(request, id: id, state: state) { response in
+        return try await perform(id: id, state: state, validators: request.validators) { () throws(CourierError) in
+            try makeHTTPRequest(request, id: id)
+        } finish: { response in
             guard decodes else { return (nil, response) }
             do {
                 return (try request.decode(response, decoder), response)

@@ -78,6 +78,13 @@ public final class Client: Sendable {
         try await perform(request, id: RequestID(), state: nil, decodes: false).response
     }
 
+    /// Sends a fully built request as it is: no base URL, default headers or parameters are
+    /// applied and no validator runs, but interceptors, redirects, wire checks and lifecycle
+    /// hooks do. The escape hatch for requests that ``Request`` cannot describe.
+    public func send(_ request: HTTPRequest) async throws -> Response {
+        try await perform(id: request.id, state: nil, validators: []) { () throws(CourierError) in request } finish: { $0 }
+    }
+
     /// Sends the request an endpoint describes and returns its decoded value.
     public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Value {
         try await send(endpoint.makeRequest())

@@ -185,3 +185,36 @@ struct ClientBasicsTests {
         }
     }
 }
+
+@Suite("Escape hatch")
+struct EscapeHatchTests {
+    @Test func aFullyBuiltRequestIsSentAsItIs() async throws {
+        try await withServer { server in
+            try await withClient(nil, configure: { $0.defaultHeaders = ["X-Default": "not sent"] }) { client in
+                var request = HTTPRequest(method: "REPORT", url: server.url("/anything/raw?keep=%2F"))
+                request.headers = ["Depth": "1", "Content-Type": "application/xml"]
+                request.body = .text("<r/>", contentType: "application/xml")
+                let response = try await client.send(request)
+                #expect(response.status == 200)
+                let arrived = try #require(server.receivedRequests.last)
+                #expect(arrived.method == "REPORT")
+                #expect(arrived.uri == "/anything/raw?keep=%2F")
+                #expect(arrived.header("Depth") == "1")
+                #expect(arrived.header("X-Default") == nil)
+                #expect(arrived.bodyString == "<r/>")
+            }
+        }
+    }
+
+    @Test func theEscapeHatchIsStillCheckedForInjection() async throws {
+        try await withServer { server in
+            try await withClient(nil) { client in
+                var request = HTTPRequest(method: .get, url: server.url("/get"))
+                request.headers = ["X-Bad": "a\r\nb"]
+                let error = await courierError { _ = try await client.send(request) }
+                #expect(error?.kind == .invalidHeader)
+                #expect(server.receivedRequests.isEmpty)
+            }
+        }
+    }
+}

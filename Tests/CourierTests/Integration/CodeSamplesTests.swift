@@ -1,0 +1,68 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// The README's and the documentation's samples, compiled and run against the test server
+/// (its `/anything` route stands in for api.example.com).
+@Suite("Code samples")
+struct CodeSamplesTests {
+    struct User: Codable, Sendable, Equatable { let id: Int; let name: String }
+
+    /// Decodes the `json` member of the test server's echo, as a real API would return it.
+    static func echoed<T: Decodable & Sendable>(_ type: T.Type, path: String) -> Request<T> {
+        Request<T>(path: path) { response, decoder in
+            let json = try response.json()["json"] ?? .null
+            return try decoder.decode(T.self, from: Data(json.description.utf8))
+        }
+    }
+
+    @Test func quickStart() async throws {
+        try await TestServer.withServer { server in
+            let configuration = ClientConfiguration(baseURL: server.url("/anything/v1"))
+            try await Client.withClient(configuration: configuration) { client in
+                // POST a JSON body; the response is validated (2xx by default) and decoded
+                let user = User(id: 1, name: "Ada")
+                var create = Self.echoed(User.self, path: "/users")
+                create.method = .post
+                create.body = try .json(user)
+                let created = try await client.send(create)
+                #expect(created == user)
+
+                // Parameters: query for GET/HEAD/DELETE, body for the others
+                var search = Request<Response>(path: "/users")
+                search.parameters = ["q": "ada", "page": 2]
+                let found = try await client.send(search)
+                #expect(found.url.absoluteString.hasSuffix("/anything/v1/users?page=2&q=ada"))
+            }
+        }
+    }
+
+    @Test func typedEndpoint() async throws {
+        struct GetUser: Endpoint {
+            typealias Value = Response
+            let id: Int
+            var path: String { "/users/\(id)" }
+        }
+        try await TestServer.withServer { server in
+            try await Client.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+                let response = try await client.send(GetUser(id: 1))
+                #expect(response.url.path == "/anything/users/1")
+            }
+        }
+    }
+
+    @Test func matchingErrorsByKind() async throws {
+        try await TestServer.withServer { server in
+            try await Client.withClient(configuration: .init(baseURL: server.baseURL)) { client in
+                var status = 0
+                do {
+                    _ = try await client.send(Request<User>(path: "/status/404"))
+                } catch let error as CourierError where error.kind == .validationFailed {
+                    status = error.response?.status ?? 0
+                }
+                #expect(status == 404)
+            }
+        }
+    }
+}

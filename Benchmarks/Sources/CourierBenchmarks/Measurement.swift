@@ -24,7 +24,7 @@ func measure(requests: Int, _ body: () async throws -> Void) async throws -> Sam
 /// User plus system CPU time of this process so far.
 func processCPUSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }

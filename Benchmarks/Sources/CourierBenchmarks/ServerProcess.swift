@@ -38,8 +38,7 @@ struct ServerProcess {
     /// Child side: serve until stdin closes (the parent died or stopped us).
     static func serve() async throws {
         let server = try await TestServer.start()
-        print(server.port)
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
         while true {
             let chunk = FileHandle.standardInput.availableData
             if chunk.isEmpty { break }

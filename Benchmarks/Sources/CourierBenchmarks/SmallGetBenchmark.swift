@@ -14,6 +14,7 @@ struct SmallGetBenchmark {
         case ahcFutures = "AsyncHTTPClient (EventLoopFuture)"
         case ahcAsync = "AsyncHTTPClient (async/await)"
         case courier = "Courier"
+        case courierOnLoop = "Courier (caller on an event loop)"
     }
 
     func run() async throws {
@@ -26,9 +27,6 @@ struct SmallGetBenchmark {
             courierConfiguration.maximumConnectionsPerHost = concurrency
             courierConfiguration.decompression = .disabled
             let courier = Client(configuration: courierConfiguration)
-            defer {
-                try? raw.syncShutdown()
-            }
 
             var samples: [Contender: [Sample]] = [:]
             for round in 0...options.rounds {  // round 0 warms up every contender
@@ -40,6 +38,7 @@ struct SmallGetBenchmark {
                 }
             }
             try await courier.shutdown()
+            try await raw.shutdown()
             report(concurrency: concurrency, samples: samples)
         }
     }
@@ -64,11 +63,12 @@ struct SmallGetBenchmark {
                 }
                 try await group.waitForAll()
             }
-        case .courier:
+        case .courier, .courierOnLoop:
             let request = Request<Data>(path: target)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
-                    group.addTask {
+                    let executor: EventLoopExecutor? = contender == .courierOnLoop ? EventLoopExecutor(raw.eventLoopGroup.any()) : nil
+                    group.addTask(executorPreference: executor) {
                         for _ in 0..<perWorker {
                             let body = try await courier.send(request)
                             precondition(body.count == 100)

@@ -12,6 +12,10 @@ if arguments.contains("--serve") {
     try await ServerProcess.serve()
 } else {
     let options = Options(arguments)
+    if arguments.contains("--overhead") {
+        try await OverheadBenchmark(requests: options.requests * 20, rounds: options.rounds).run()
+        exit(0)
+    }
     let server = try ServerProcess.launch()
     defer { server.stop() }
     try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()

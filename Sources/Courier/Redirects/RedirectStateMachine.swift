@@ -20,11 +20,12 @@ struct RedirectStateMachine {
     let policy: RedirectPolicy
     private(set) var hops: [RedirectHop] = []
     private(set) var credentialsRemoved = false
-    private var visited: Set<String>
+    /// The (method, URL) pairs seen; filled at the first redirect, so that requests that are
+    /// not redirected pay nothing for loop detection.
+    private var visited: Set<String> = []
 
     init(policy: RedirectPolicy, request: HTTPRequest) {
         self.policy = policy
-        self.visited = [RedirectStateMachine.key(request.method, request.url)]
     }
 
     /// Called with each response; returns what to do next.
@@ -39,6 +40,7 @@ struct RedirectStateMachine {
                 url: request.url
             )
         }
+        if visited.isEmpty { visited.insert(RedirectStateMachine.key(request.method, request.url)) }
         let target = try RedirectStateMachine.resolve(location, against: request.url)
         if request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http",
             !policy.allowsInsecureRedirects

@@ -20,92 +20,107 @@ import Foundation
 ///    escapes are kept. CR, LF, NUL and other control characters are refused with
 ///    ``CourierError/Kind/invalidURL``.
 enum URLBuilder {
+    /// An absolute URL cut into its parts, as UTF-8 text.
+    struct Parts {
+        /// Scheme and authority: `https://user@host:8080`.
+        var prefix: String
+        var path: String
+        var query: String?
+        var fragment: String?
+    }
+
     static func url(
         path: String,
         base: URL?,
         queryPairs: [(String, String?)] = []
     ) throws(CourierError) -> URL {
+        try url(path: path, baseString: base.map { $0.absoluteString }, queryPairs: queryPairs)
+    }
+
+    /// The same rule, with the base URL given as text (a client keeps its base as text, so
+    /// that it is not rendered again for every request).
+    static func url(
+        path: String,
+        baseString base: String?,
+        queryPairs: [(String, String?)] = []
+    ) throws(CourierError) -> URL {
         try rejectControlCharacters(in: path, input: path)
-        var target: String
+        let parts: Parts
         if hasScheme(path) {
-            target = path
-        } else if path.hasPrefix("//") {
-            guard let base, let scheme = base.scheme else {
+            parts = try absoluteParts(path, input: path)
+        } else if path.utf8.starts(with: "//".utf8) {
+            guard let base, let colon = base.utf8.firstIndex(of: UInt8(ascii: ":")) else {
                 throw CourierError(.invalidURL, "The path \(WireValidation.quoted(path)) has no scheme and the client has no base URL to take one from; set ClientConfiguration.baseURL or pass an absolute URL.")
             }
-            target = scheme + ":" + path
+            parts = try absoluteParts(String(base[..<colon]) + ":" + path, input: path)
         } else {
             guard let base else {
                 throw CourierError(.invalidURL, "The path \(WireValidation.quoted(path)) is relative and the client has no base URL; set ClientConfiguration.baseURL or pass an absolute URL such as https://example.com\(path.hasPrefix("/") ? "" : "/")\(path).")
             }
-            target = try join(base: base.absoluteString, path: path)
+            guard hasScheme(base), let baseParts = split(base) else {
+                throw CourierError(.invalidURL, "The base URL \(WireValidation.quoted(base)) is not an absolute http or https URL; write it as https://host[:port][/path].")
+            }
+            parts = join(baseParts, path)
         }
-        return try finish(target, queryPairs: queryPairs, input: path)
+        return try finish(parts, queryPairs: queryPairs, input: path)
     }
 
-    /// Splits an absolute http(s) URL string into prefix (scheme + authority), path, query, fragment.
-    static func split(_ url: String) -> (prefix: String, path: String, query: String?, fragment: String?)? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        let afterScheme = url[schemeEnd.upperBound...]
-        let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
-        let prefix = String(url[..<authorityEnd])
-        var rest = Substring(url[authorityEnd...])
-        var fragment: String?
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
-            rest = rest[..<hash]
+    /// Splits an absolute URL into its parts; `nil` when it has no `://`.
+    static func split(_ url: String) -> Parts? {
+        let bytes = Array(url.utf8)
+        guard let schemeEnd = find([58, 47, 47], in: bytes) else { return nil }  // "://"
+        var index = schemeEnd + 3
+        while index < bytes.count, bytes[index] != UInt8(ascii: "/"), bytes[index] != UInt8(ascii: "?"),
+            bytes[index] != UInt8(ascii: "#")
+        {
+            index += 1
         }
-        var query: String?
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
-            rest = rest[..<mark]
-        }
-        return (prefix, String(rest), query, fragment)
+        let prefix = text(bytes[..<index])
+        let (path, query, fragment) = splitPathQueryFragment(bytes[index...])
+        return Parts(prefix: prefix, path: path, query: query, fragment: fragment)
     }
 
-    private static func join(base: String, path: String) throws(CourierError) -> String {
-        guard let parts = split(base) else {
-            throw CourierError(.invalidURL, "The base URL \(WireValidation.quoted(base)) is not an absolute http or https URL; write it as https://host[:port][/path].")
-        }
-        var relative = Substring(path)
-        var fragment: Substring?
-        if let hash = relative.firstIndex(of: "#") {
-            fragment = relative[relative.index(after: hash)...]
-            relative = relative[..<hash]
-        }
-        var ownQuery: Substring?
-        if let mark = relative.firstIndex(of: "?") {
-            ownQuery = relative[relative.index(after: mark)...]
-            relative = relative[..<mark]
-        }
-        let trimmed = relative.drop { $0 == "/" }
-        var joinedPath = parts.path
-        if !trimmed.isEmpty {
-            if !joinedPath.hasSuffix("/") { joinedPath += "/" }
-            joinedPath += trimmed
-        }
-        var result = parts.prefix + joinedPath
-        let queries = [parts.query, ownQuery.map(String.init)].compactMap { $0 }.filter { !$0.isEmpty }
-        if !queries.isEmpty { result += "?" + queries.joined(separator: "&") }
-        if let fragment { result += "#" + fragment }
-        return result
-    }
-
-    private static func finish(_ target: String, queryPairs: [(String, String?)], input: String) throws(CourierError) -> URL {
-        guard let schemeEnd = target.firstIndex(of: ":") else {
+    private static func absoluteParts(_ url: String, input: String) throws(CourierError) -> Parts {
+        guard let parts = split(url) else {
+            let scheme = url.utf8.firstIndex(of: UInt8(ascii: ":")).map { url[..<$0].lowercased() } ?? ""
+            if scheme != "http" && scheme != "https" { throw unsupportedScheme(scheme, input: input) }
             throw CourierError(.invalidURL, "\(WireValidation.quoted(input)) is not a valid URL; write it as https://host[:port][/path].")
         }
-        let scheme = target[..<schemeEnd].lowercased()
-        guard scheme == "http" || scheme == "https" else {
-            throw CourierError(.invalidURL, "The URL \(WireValidation.quoted(input)) uses the scheme \"\(scheme)\"; only http and https are supported (write a relative path whose first segment holds a colon as ./a:b).")
+        return parts
+    }
+
+    private static func join(_ base: Parts, _ path: String) -> Parts {
+        let bytes = Array(path.utf8)
+        var (relative, ownQuery, fragment) = splitPathQueryFragment(bytes[...])
+        relative = String(relative.drop { $0 == "/" })
+        var joinedPath = base.path
+        if !relative.isEmpty {
+            if joinedPath.utf8.last != UInt8(ascii: "/") { joinedPath += "/" }
+            joinedPath += relative
         }
-        guard let parts = split(target) else {
+        let queries = [base.query, ownQuery].compactMap { $0 }.filter { !$0.isEmpty }
+        return Parts(
+            prefix: base.prefix, path: joinedPath,
+            query: queries.isEmpty ? nil : queries.joined(separator: "&"), fragment: fragment
+        )
+    }
+
+    private static func finish(_ parts: Parts, queryPairs: [(String, String?)], input: String) throws(CourierError) -> URL {
+        let prefix = Array(parts.prefix.utf8)
+        guard let colon = prefix.firstIndex(of: UInt8(ascii: ":")) else {
             throw CourierError(.invalidURL, "\(WireValidation.quoted(input)) is not a valid URL; write it as https://host[:port][/path].")
         }
-        let host = parts.prefix[parts.prefix.index(schemeEnd, offsetBy: 3)...]
-            .split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-        guard !host.isEmpty, !host.hasPrefix(":") else {
+        let scheme = text(prefix[..<colon]).lowercased()
+        guard scheme == "http" || scheme == "https" else { throw unsupportedScheme(scheme, input: input) }
+        let authority = prefix[(colon + 3)...]
+        let hostAndPort = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[($0 + 1)...] } ?? authority
+        guard let first = hostAndPort.first, first != UInt8(ascii: ":") else {
             throw CourierError(.invalidURL, "The URL \(WireValidation.quoted(input)) has no host; write it as https://host[:port][/path].")
+        }
+        if let portText = port(of: hostAndPort) {
+            guard let port = Int(portText), (0...65535).contains(port) else {
+                throw CourierError(.invalidURL, "The URL \(WireValidation.quoted(input)) has the port \(portText); ports run from 0 to 65535.")
+            }
         }
         var path = PercentEncoding.encodeKeepingReserved(parts.path, extra: ":@/")
         path = removeDotSegments(path)
@@ -114,9 +129,9 @@ enum URLBuilder {
             let encoded = queryPairs.map { name, value in
                 PercentEncoding.encodeQueryComponent(name) + (value.map { "=" + PercentEncoding.encodeQueryComponent($0) } ?? "")
             }.joined(separator: "&")
-            query = (query?.isEmpty == false ? query! + "&" : "") + encoded
+            query = (query.map { $0.isEmpty ? "" : $0 + "&" } ?? "") + encoded
         }
-        var result = String(scheme) + parts.prefix[schemeEnd...] + path
+        var result = scheme + text(prefix[colon...]) + path
         if let query { result += "?" + query }
         if let fragment = parts.fragment {
             result += "#" + PercentEncoding.encodeKeepingReserved(fragment, extra: ":@/?")
@@ -124,30 +139,78 @@ enum URLBuilder {
         guard let url = URL(string: result), url.host?.isEmpty == false else {
             throw CourierError(.invalidURL, "\(WireValidation.quoted(input)) is not a valid URL (check the host and port); write it as https://host[:port][/path].")
         }
-        if let port = url.port, !(0...65535).contains(port) {
-            throw CourierError(.invalidURL, "The URL \(WireValidation.quoted(input)) has the port \(port); ports run from 0 to 65535.")
-        }
         return url
+    }
+
+    /// The digits after the host's last colon (outside IPv6 brackets), if any.
+    private static func port(of hostAndPort: ArraySlice<UInt8>) -> String? {
+        let afterBracket = hostAndPort.lastIndex(of: UInt8(ascii: "]")) ?? hostAndPort.startIndex
+        guard let colon = hostAndPort[afterBracket...].lastIndex(of: UInt8(ascii: ":")) else { return nil }
+        let digits = hostAndPort[(colon + 1)...]
+        return digits.isEmpty ? nil : text(digits)
+    }
+
+    private static func unsupportedScheme(_ scheme: String, input: String) -> CourierError {
+        CourierError(.invalidURL, "The URL \(WireValidation.quoted(input)) uses the scheme \"\(scheme)\"; only http and https are supported (write a relative path whose first segment holds a colon as ./a:b).")
+    }
+
+    /// Splits `path?query#fragment`.
+    private static func splitPathQueryFragment(_ bytes: ArraySlice<UInt8>) -> (String, String?, String?) {
+        var rest = bytes
+        var fragment: String?
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = text(rest[(hash + 1)...])
+            rest = rest[..<hash]
+        }
+        var query: String?
+        if let mark = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = text(rest[(mark + 1)...])
+            rest = rest[..<mark]
+        }
+        return (text(rest), query, fragment)
+    }
+
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            if bytes[start..<(start + needle.count)].elementsEqual(needle) { return start }
+        }
+        return nil
     }
 
     /// Whether `text` starts with `scheme ":"` (RFC 3986 §3.1). As in RFC 3986 §4.2, a relative
     /// path whose first segment holds a colon must be written `./a:b` or `/a:b`.
     static func hasScheme(_ text: String) -> Bool {
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
-        let scheme = text[..<colon]
-        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
-        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+        var sawLetter = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return false }
+            case UInt8(ascii: ":"):
+                return sawLetter
+            default:
+                return false
+            }
+        }
+        return false
     }
 
     static func rejectControlCharacters(in text: String, input: String) throws(CourierError) {
-        for scalar in text.unicodeScalars where scalar.value < 0x20 || scalar.value == 0x7F {
+        // UTF-8 never encodes a non-ASCII scalar with bytes below 0x80, so a byte scan suffices.
+        for byte in text.utf8 where byte < 0x20 || byte == 0x7F {
             throw CourierError(.invalidURL, "The URL or path \(WireValidation.quoted(input)) contains a control character (CR, LF, NUL…); remove it or percent-encode it if it is data.")
         }
     }
 
     /// RFC 3986 §5.2.4.
     static func removeDotSegments(_ path: String) -> String {
-        guard path.contains(".") else { return path }
+        guard path.utf8.contains(UInt8(ascii: ".")) else { return path }
         var output: [Substring] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         let absolute = path.hasPrefix("/")

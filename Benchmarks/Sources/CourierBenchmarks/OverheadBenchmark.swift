@@ -1,0 +1,31 @@
+import Courier
+import Foundation
+
+/// Courier's own cost per request: the whole pipeline (URL building, headers, lifecycle,
+/// redirects, validation, decoding) over a transport that answers from memory.
+struct OverheadBenchmark {
+    struct MemoryTransport: Transport {
+        let body = Data(repeating: 0x2A, count: 100)
+        func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
+            Response(status: 200, reasonPhrase: "OK", headers: ["Content-Length": "100"], body: body, url: request.url, request: request)
+        }
+        func shutdown() async throws {}
+    }
+
+    let requests: Int
+    let rounds: Int
+
+    func run() async throws {
+        let client = Client(configuration: ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!), transport: MemoryTransport())
+        let request = Request<Data>(path: "/bytes/100")
+        var samples: [Sample] = []
+        for round in 0...rounds {
+            let sample = try await measure(requests: requests) {
+                for _ in 0..<requests { _ = try await client.send(request) }
+            }
+            if round > 0 { samples.append(sample) }
+        }
+        print("\nCourier's own work per request (in-memory transport, \(requests) requests, median of \(rounds)):")
+        print("  CPU µs/request: \(String(format: "%.2f", median(samples.map(\.cpuMicrosecondsPerRequest))))")
+    }
+}

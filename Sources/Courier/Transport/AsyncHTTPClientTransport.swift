@@ -17,8 +17,7 @@ import NIOSSL
 public final class AsyncHTTPClientTransport: Transport {
     private let client: HTTPClient
     private let logger: Logger
-    private let loop: any EventLoop
-    private let spreadsAcrossEventLoops: Bool
+    private let balancer = EventLoopBalancer(group: MultiThreadedEventLoopGroup.singleton)
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -47,8 +46,6 @@ public final class AsyncHTTPClientTransport: Transport {
             backgroundActivityLogger: logger
         )
         self.logger = logger
-        self.loop = MultiThreadedEventLoopGroup.singleton.next()
-        self.spreadsAcrossEventLoops = configuration.spreadsAcrossEventLoops
     }
 
     public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
@@ -56,8 +53,11 @@ public final class AsyncHTTPClientTransport: Transport {
         let ahcRequest = try makeRequest(request)
         let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
+        let loopIndex = balancer.acquire()
+        defer { balancer.release(loopIndex) }
         let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: eventLoopPreference, deadline: nioDeadline, logger: logger
+            request: ahcRequest, delegate: delegate, eventLoop: .delegate(on: balancer.loop(loopIndex)),
+            deadline: nioDeadline, logger: logger
         )
         let collected: CollectedResponse
         do {
@@ -85,14 +85,6 @@ public final class AsyncHTTPClientTransport: Transport {
 
     public func shutdown() async throws {
         try await client.shutdown()
-    }
-
-    /// Where a request's delegate (and, when it opens one, its connection) lives: the caller's
-    /// own event loop when it runs on one, else the transport's loop, so that a connection's
-    /// callbacks do not hop between threads.
-    private var eventLoopPreference: HTTPClient.EventLoopPreference {
-        if spreadsAcrossEventLoops { return .indifferent }
-        return .delegate(on: MultiThreadedEventLoopGroup.currentEventLoop ?? loop)
     }
 
     private func makeRequest(_ request: HTTPRequest) throws(CourierError) -> HTTPClient.Request {

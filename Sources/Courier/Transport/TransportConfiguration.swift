@@ -13,11 +13,6 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// Whether a failed connection attempt is tried again until the connect timeout; off by
     /// default, so that a refused connection fails at once.
     public var retriesFailedConnections: Bool
-    /// Whether requests are spread over every event loop. Off by default: requests made from
-    /// an event loop stay on it, and the others share one loop per transport, which saves a
-    /// thread hop per callback (a quarter of the CPU per request in the benchmarks). Turn it on
-    /// when one client must drive more traffic than one core can carry.
-    public var spreadsAcrossEventLoops: Bool
 
     /// Creates settings.
     public init(
@@ -26,11 +21,9 @@ public struct TransportConfiguration: Sendable, Hashable {
         decompression: Decompression = .enabled(maximumRatio: 100),
         maximumConnectionsPerHost: Int = 8,
         idleConnectionTimeout: Duration = .seconds(60),
-        retriesFailedConnections: Bool = false,
-        spreadsAcrossEventLoops: Bool = false
+        retriesFailedConnections: Bool = false
     ) {
         self.retriesFailedConnections = retriesFailedConnections
-        self.spreadsAcrossEventLoops = spreadsAcrossEventLoops
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.decompression = decompression

@@ -3,6 +3,8 @@ struct Options {
     var requests = 5_000
     var rounds = 5
     var concurrencies = [1, 16]
+    /// Run only contenders whose name contains this text (for profiling one of them).
+    var only: String?
 
     init(_ arguments: [String]) {
         var index = 1
@@ -12,6 +14,7 @@ struct Options {
             case "--requests": requests = Int(value) ?? requests; index += 1
             case "--rounds": rounds = Int(value) ?? rounds; index += 1
             case "--concurrency": concurrencies = value.split(separator: ",").compactMap { Int($0) }; index += 1
+            case "--only": only = value; index += 1
             default: break
             }
             index += 1

@@ -30,7 +30,7 @@ struct SmallGetBenchmark {
 
             var samples: [Contender: [Sample]] = [:]
             for round in 0...options.rounds {  // round 0 warms up every contender
-                for contender in Contender.allCases {
+                for contender in Contender.allCases where options.only.map({ contender.rawValue.contains($0) }) ?? true {
                     let sample = try await measure(requests: options.requests) {
                         try await drive(contender, raw: raw, courier: courier, concurrency: concurrency)
                     }
@@ -94,16 +94,17 @@ struct SmallGetBenchmark {
         print("  contender                              req/s (median)   CPU µs/request (median)")
         var rps: [Contender: Double] = [:]
         var cpu: [Contender: Double] = [:]
-        for contender in Contender.allCases {
+        for contender in Contender.allCases where samples[contender] != nil {
             let list = samples[contender] ?? []
             rps[contender] = median(list.map(\.requestsPerSecond))
             cpu[contender] = median(list.map(\.cpuMicrosecondsPerRequest))
             let name = contender.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0)
             print("  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))")
         }
-        let bestRaw = max(rps[.ahcFutures]!, rps[.ahcAsync]!)
+        guard let futures = rps[.ahcFutures], let async = rps[.ahcAsync], let courier = rps[.courier] else { return }
+        let bestRaw = max(futures, async)
         let leanestRaw = min(cpu[.ahcFutures]!, cpu[.ahcAsync]!)
-        print("  Courier / faster raw API, throughput: \(String(format: "%.2f", rps[.courier]! / bestRaw))×  (target ≥ 0.90)")
+        print("  Courier / faster raw API, throughput: \(String(format: "%.2f", courier / bestRaw))×  (target ≥ 0.90)")
         print("  leaner raw API CPU / Courier CPU:     \(String(format: "%.2f", leanestRaw / cpu[.courier]!))×  (1.00 = same cost per request)")
     }
 }

@@ -24,8 +24,11 @@ struct Output: Sendable {
 
     func write(_ data: Data) { writeOut(data) }
     func write(_ text: String) { writeOut(Data(text.utf8)) }
-    /// Writes one line to stderr.
-    func error(_ line: String) { writeError(line) }
+    /// Writes one line to stderr; line breaks inside `line` become spaces, so that every
+    /// failure is exactly one line.
+    func error(_ line: String) {
+        writeError(line.split(whereSeparator: \.isNewline).joined(separator: " "))
+    }
 
     /// An output that collects everything, for tests.
     static func capturing() -> (Output, CapturedOutput) {

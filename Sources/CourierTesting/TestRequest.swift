@@ -11,13 +11,16 @@ struct TestRequest {
     let remoteAddress: String?
     /// The number of requests the server has recorded so far, this one included.
     let requestCount: Int
+    /// How many requests with this exact target the server has received, this one included.
+    let sameURICount: Int
 
     /// The raw (still percent-encoded) path, without the query.
     let path: Substring
     /// The raw query (without `?`), or `nil` if the target has none.
     let query: Substring?
 
-    init(head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int) {
+    init(head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int, sameURICount: Int = 1) {
+        self.sameURICount = sameURICount
         self.head = head
         self.body = body
         self.port = port

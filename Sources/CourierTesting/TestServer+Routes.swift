@@ -24,6 +24,7 @@ enum TestServerRoutes {
         case ("user-agent", 0): return self.userAgent(request)
         case ("ip", 0): return self.ip(request)
         case ("count", 0): return .json(.object([("count", .int(Int64(request.requestCount)))]))
+        case ("flaky", 0): return self.flaky(request)
         case ("status", 1): return self.status(rest[0])
         case ("redirect", 1), ("relative-redirect", 1): return self.redirect(request, rest[0], absolute: false)
         case ("absolute-redirect", 1): return self.redirect(request, rest[0], absolute: true)
@@ -52,6 +53,20 @@ enum TestServerRoutes {
             return response
         default: return self.notFound(request)
         }
+    }
+
+    /// `/flaky?failures=N&status=S&retry_after=V&key=K`: the first N requests for this exact URL
+    /// (add a `key` to tell tests apart) answer S (default 503), with `Retry-After: V` when
+    /// given; later ones answer 200 with the echo.
+    static func flaky(_ request: TestRequest) -> TestResponse {
+        let failures = request.queryValue("failures").flatMap { Int($0) } ?? 1
+        let status = request.queryValue("status").flatMap { Int($0) } ?? 503
+        guard request.sameURICount > failures else {
+            var headers = HTTPHeaders()
+            if let retryAfter = request.queryValue("retry_after") { headers.add(name: "Retry-After", value: retryAfter) }
+            return TestResponse(status: HTTPResponseStatus(statusCode: status), headers: headers)
+        }
+        return .json(EchoBuilder.echo(request))
     }
 
     static func notFound(_ request: TestRequest) -> TestResponse {

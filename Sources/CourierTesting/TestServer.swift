@@ -14,6 +14,7 @@ import NIOPosix
 /// - `/get`, `/post`, `/put`, `/patch`, `/delete` (their method only, else 405), `/anything[/...]` (any method):
 ///   echo of `method`, `url`, `path`, `args`, `headers`, `data`, `form`, `files`, `json`, `origin`.
 /// - `/headers`, `/user-agent`, `/ip`, `/count`, `/json`, `/html`, `/xml`, `/close`.
+/// - `/flaky?failures=N&status=S&retry_after=V&key=K`: fails N times per URL, then echoes.
 /// - `/status/N`, `/redirect/N`, `/relative-redirect/N`, `/absolute-redirect/N`, `/redirect-to?url=&status_code=`.
 /// - `/delay/S`, `/drip?numbytes=&duration=&delay=&code=`, `/bytes/N?seed=`, `/stream-bytes/N?chunk_size=&seed=`,
 ///   `/stream/N`, `/range/N?seed=&etag=&last_modified=&chunk_delay=`.
@@ -106,21 +107,23 @@ struct ServerStartError: Error {}
 
 /// The thread-safe list of requests a ``TestServer`` received.
 final class RequestLog: Sendable {
-    private let storage = NIOLockedValueBox<[RecordedRequest]>([])
+    private let storage = NIOLockedValueBox<(requests: [RecordedRequest], perURI: [String: Int])>(([], [:]))
 
-    /// Appends `request` and returns the number of requests recorded so far.
-    func append(_ request: RecordedRequest) -> Int {
-        self.storage.withLockedValue { requests in
-            requests.append(request)
-            return requests.count
+    /// Appends `request` and returns the number of requests recorded so far, in all and for
+    /// the same request target (this one included).
+    func append(_ request: RecordedRequest) -> (total: Int, sameURI: Int) {
+        self.storage.withLockedValue { storage in
+            storage.requests.append(request)
+            storage.perURI[request.uri, default: 0] += 1
+            return (storage.requests.count, storage.perURI[request.uri]!)
         }
     }
 
     var requests: [RecordedRequest] {
-        self.storage.withLockedValue { $0 }
+        self.storage.withLockedValue { $0.requests }
     }
 
     func clear() {
-        self.storage.withLockedValue { $0.removeAll() }
+        self.storage.withLockedValue { $0 = ([], [:]) }
     }
 }

@@ -83,7 +83,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             body: body,
             port: context.channel.localAddress?.port ?? 0,
             remoteAddress: context.channel.remoteAddress?.ipAddress,
-            requestCount: count
+            requestCount: count.total,
+            sameURICount: count.sameURI
         )
         let response =
             self.requestBodyTooLarge

@@ -42,6 +42,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-follow"), help: "Do not follow redirects.")
     var noFollow = false
 
+    @Option(help: "Send the request again up to N times after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.")
+    var retry: Int?
+
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false
 

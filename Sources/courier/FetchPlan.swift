@@ -21,6 +21,10 @@ struct FetchPlan {
             guard maximum >= 0 else { throw CommandFailure(.invalidInput, "--max-redirects must be 0 or more") }
             configuration.redirectPolicy = .follow(maximum: maximum)
         }
+        if let retries = command.retry {
+            guard retries >= 0 else { throw CommandFailure(.invalidInput, "--retry must be 0 or more") }
+            configuration.retryPolicy = .retries(retries)
+        }
         if let timeout = command.timeout {
             guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
             configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))

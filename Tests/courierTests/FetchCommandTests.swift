@@ -220,3 +220,19 @@ struct FetchTransportTests {
         }
     }
 }
+
+@Suite("courier fetch --retry")
+struct FetchRetryTests {
+    @Test func retriesUntilSuccess() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/flaky?failures=2&status=503&retry_after=0").absoluteString, "--retry", "2", "--report", "json")
+            #expect(run.status == 0)
+            let status = try report(run.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
+            #expect(status == 200)
+            #expect(server.receivedRequests.count == 3)
+            let without = await courier("fetch", server.url("/flaky?failures=1&status=503&key=b").absoluteString, "--report", "json")
+            let first = try report(without.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
+            #expect(first == 503)
+        }
+    }
+}

@@ -7,6 +7,7 @@ extension Client {
         id: RequestID,
         state: NIOLockedValueBox<RequestState>?,
         validators: [ResponseValidator],
+        retryPolicy: RetryPolicy? = nil,
         build: () throws(CourierError) -> HTTPRequest,
         finish: (Response) throws -> Result
     ) async throws -> Result {
@@ -36,7 +37,7 @@ extension Client {
             current = try build()
             move(to: .started)
             notify { $0.requestWillStart($1) }
-            var received = try await run(current!, from: 0)
+            var received = try await attempt(current!, policy: retryPolicy ?? configuration.retryPolicy, start: start)
             received.timing.start = start
             received.timing.startDate = startDate
             response = received
@@ -60,7 +61,7 @@ extension Client {
         _ request: Request<Value>, id: RequestID, state: NIOLockedValueBox<RequestState>?, decodes: Bool = true
     ) async throws -> (value: Value?, response: Response) {
         let decoder = configuration.jsonDecoder
-        return try await perform(id: id, state: state, validators: request.validators) { () throws(CourierError) in
+        return try await perform(id: id, state: state, validators: request.validators, retryPolicy: request.retryPolicy) { () throws(CourierError) in
             try makeHTTPRequest(request, id: id)
         } finish: { response in
             guard decodes else { return (nil, response) }
@@ -74,6 +75,38 @@ extension Client {
                     url: response.url, response: response, underlyingError: error
                 )
             }
+        }
+    }
+
+    /// Runs the pipeline, and again after a retryable failure, as `policy` allows.
+    private func attempt(_ request: HTTPRequest, policy: RetryPolicy, start: ContinuousClock.Instant) async throws -> Response {
+        guard policy.maximumAttempts > 1 else { return try await run(request, from: 0) }
+        var retries = RetryStateMachine(policy: policy)
+        let repeatable = request.method.isIdempotent || request.headers.contains("Idempotency-Key")
+        while true {
+            let outcome: RetryStateMachine.Outcome
+            var response: Response?
+            var failure: CourierError?
+            do {
+                let received = try await run(request, from: 0)
+                response = received
+                outcome = .response(status: received.status, retryAfter: received.headers["Retry-After"])
+            } catch let error as CourierError {
+                failure = error
+                outcome = .failure(error)
+            }
+            let decision = retries.decide(outcome, repeatable: repeatable, jitter: Double.random(in: 0..<1), now: Date())
+            guard case .retry(let delay) = decision else {
+                if let failure { throw failure }
+                return response!
+            }
+            if !configuration.observers.isEmpty {
+                var event = RequestEvent(request: request, state: .started, previousState: .started, response: response, error: failure, start: start)
+                event.attempt = retries.attempts - 1
+                event.retryDelay = delay
+                for observer in configuration.observers { observer.requestWillRetry(event) }
+            }
+            try await configuration.clock.sleep(for: delay)
         }
     }
 

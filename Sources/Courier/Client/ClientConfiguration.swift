@@ -40,6 +40,10 @@ public struct ClientConfiguration: Sendable {
     public var observers: [any RequestObserver]
     /// The decoder used for `Decodable` responses unless a request names its own.
     public var jsonDecoder: JSONDecoder
+    /// When failed requests are sent again; never, by default.
+    public var retryPolicy: RetryPolicy
+    /// The clock retries wait on; tests pass one that does not really sleep.
+    public var clock: any Clock<Duration>
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -56,6 +60,8 @@ public struct ClientConfiguration: Sendable {
         self.interceptors = []
         self.observers = []
         self.jsonDecoder = JSONDecoder()
+        self.retryPolicy = .none
+        self.clock = ContinuousClock()
     }
 
     /// The transport settings this configuration implies.

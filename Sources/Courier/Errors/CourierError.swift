@@ -72,6 +72,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var response: Response?
     /// The lower-level error, when there is one.
     public var underlyingError: (any Error)?
+    /// Whether any byte of the request may have reached the server. `false` only when the
+    /// connection could not be opened, so that even a POST is safe to send again.
+    public var requestMayHaveBeenSent: Bool = true
 
     /// Creates an error; interceptors and custom transports may throw these too.
     public init(

@@ -13,6 +13,9 @@ public protocol RequestObserver: Sendable {
     func requestDidStop(_ event: RequestEvent)
     /// The request moved from ``RequestEvent/previousState`` to ``RequestEvent/state``.
     func requestDidChangeState(_ event: RequestEvent)
+    /// An attempt failed (``RequestEvent/response`` or ``RequestEvent/error`` says how) and the
+    /// request will be sent again after ``RequestEvent/retryDelay``.
+    func requestWillRetry(_ event: RequestEvent)
 }
 
 extension RequestObserver {
@@ -20,6 +23,7 @@ extension RequestObserver {
     public func requestWillStop(_ event: RequestEvent) {}
     public func requestDidStop(_ event: RequestEvent) {}
     public func requestDidChangeState(_ event: RequestEvent) {}
+    public func requestWillRetry(_ event: RequestEvent) {}
 }
 
 /// What an observer is told about a request.
@@ -36,6 +40,10 @@ public struct RequestEvent: Sendable {
     public var error: (any Error)?
     /// When the request started.
     public var start: ContinuousClock.Instant
+    /// The attempt the event is about, from 1.
+    public var attempt: Int = 1
+    /// For ``RequestObserver/requestWillRetry(_:)``: the wait before the next attempt.
+    public var retryDelay: Duration?
     /// Time since the start.
     public var elapsed: Duration { ContinuousClock.now - start }
 }
@@ -52,14 +60,17 @@ public struct EventHooks: RequestObserver {
     let willStop: (@Sendable (RequestEvent) -> Void)?
     let didStop: (@Sendable (RequestEvent) -> Void)?
     let stateChange: (@Sendable (RequestEvent) -> Void)?
+    let willRetry: (@Sendable (RequestEvent) -> Void)?
 
     /// Creates hooks; pass the closures you need.
     public init(
         willStart: (@Sendable (RequestEvent) -> Void)? = nil,
         willStop: (@Sendable (RequestEvent) -> Void)? = nil,
         didStop: (@Sendable (RequestEvent) -> Void)? = nil,
-        stateChange: (@Sendable (RequestEvent) -> Void)? = nil
+        stateChange: (@Sendable (RequestEvent) -> Void)? = nil,
+        willRetry: (@Sendable (RequestEvent) -> Void)? = nil
     ) {
+        self.willRetry = willRetry
         self.willStart = willStart
         self.willStop = willStop
         self.didStop = didStop
@@ -70,4 +81,5 @@ public struct EventHooks: RequestObserver {
     public func requestWillStop(_ event: RequestEvent) { willStop?(event) }
     public func requestDidStop(_ event: RequestEvent) { didStop?(event) }
     public func requestDidChangeState(_ event: RequestEvent) { stateChange?(event) }
+    public func requestWillRetry(_ event: RequestEvent) { willRetry?(event) }
 }

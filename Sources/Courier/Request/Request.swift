@@ -45,6 +45,8 @@ public struct Request<Value: Sendable>: Sendable {
     public var sensitiveHeaders: Set<String> = []
     /// The largest body collected for this request; `nil` uses the client's limit.
     public var maximumBodySize: Int?
+    /// When this request is sent again after a failure; `nil` uses the client's policy.
+    public var retryPolicy: RetryPolicy?
     /// A number you choose to tell requests apart (YTKRequest's `tag`).
     public var tag: Int?
     /// Free-form information carried to interceptors and event hooks.
@@ -78,6 +80,7 @@ public struct Request<Value: Sendable>: Sendable {
         other.validators = validators
         other.sensitiveHeaders = sensitiveHeaders
         other.maximumBodySize = maximumBodySize
+        other.retryPolicy = retryPolicy
         other.tag = tag
         other.userInfo = userInfo
         return other

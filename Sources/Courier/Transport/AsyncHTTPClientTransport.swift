@@ -123,6 +123,11 @@ public final class AsyncHTTPClientTransport: Transport {
         func make(_ kind: CourierError.Kind, _ message: String) -> CourierError {
             CourierError(kind, message, url: url, underlyingError: error)
         }
+        func unsent(_ kind: CourierError.Kind, _ message: String) -> CourierError {
+            var error = make(kind, message)
+            error.requestMayHaveBeenSent = false
+            return error
+        }
         switch error {
         case let error as CourierError:
             return error.with(url: url)
@@ -133,7 +138,7 @@ public final class AsyncHTTPClientTransport: Transport {
             case .cancelled:
                 return make(.cancelled, "The request was cancelled.")
             case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
-                return make(.timeout, "Could not connect to \(url.host ?? "the host") in time; check that the server is up, or raise the connect timeout.")
+                return unsent(.timeout, "Could not connect to \(url.host ?? "the host") in time; check that the server is up, or raise the connect timeout.")
             case .readTimeout, .writeTimeout:
                 return make(.timeout, "The server stopped sending or receiving data for longer than the read timeout; raise it for slow endpoints.")
             case .deadlineExceeded:
@@ -161,12 +166,14 @@ public final class AsyncHTTPClientTransport: Transport {
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             return make(.tls, "The TLS connection to \(url.host ?? "the host") failed: \(error). Check the certificate, its host name and its expiry.")
         case is NIOConnectionError:
-            return make(.connectionFailed, "Could not connect to \(url.host ?? "the host"):\(url.port.map(String.init) ?? "default port"); check that the server is running and reachable.")
+            return unsent(.connectionFailed, "Could not connect to \(url.host ?? "the host"):\(url.port.map(String.init) ?? "default port"); check that the server is running and reachable.")
         case let error as ChannelError:
             if case .connectTimeout = error {
-                return make(.timeout, "Could not connect to \(url.host ?? "the host") in time; check that the server is up, or raise the connect timeout.")
+                return unsent(.timeout, "Could not connect to \(url.host ?? "the host") in time; check that the server is up, or raise the connect timeout.")
             }
             return make(.connectionFailed, "The connection failed: \(error).")
+        case let error as IOError where [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(error.errnoCode):
+            return unsent(.connectionFailed, "Could not connect to \(url.host ?? "the host"):\(url.port.map(String.init) ?? "default port") (\(error)); check that the server is running and reachable.")
         case is IOError:
             return make(.connectionFailed, "The connection failed: \(error); check that the server is running and reachable.")
         default:

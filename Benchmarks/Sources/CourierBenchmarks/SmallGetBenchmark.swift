@@ -25,6 +25,7 @@ struct SmallGetBenchmark {
             let raw = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             var courierConfiguration = ClientConfiguration()
             courierConfiguration.maximumConnectionsPerHost = concurrency
+            courierConfiguration.maximumConcurrentRequestsPerHost = concurrency
             courierConfiguration.decompression = .disabled
             let courier = Client(configuration: courierConfiguration)
 

@@ -131,7 +131,16 @@ extension Client {
         while true {
             try WireValidation.validateMethod(current.method)
             try WireValidation.validate(current.headers)
-            var response = try await transport.send(current, deadline: deadline)
+            let origin = RedirectStateMachine.origin(of: current.url)
+            try await scheduler.acquire(host: origin, priority: current.priority, request: current.id)
+            var response: Response
+            do {
+                response = try await transport.send(current, deadline: deadline)
+            } catch {
+                scheduler.release(host: origin)
+                throw error
+            }
+            scheduler.release(host: origin)
             switch try redirects.next(status: response.status, location: response.headers["Location"], request: current) {
             case .deliver:
                 response.redirects = redirects.hops

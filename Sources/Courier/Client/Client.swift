@@ -16,6 +16,7 @@ public final class Client: Sendable {
     /// The configuration the client was created with.
     public let configuration: ClientConfiguration
     let transport: any Transport
+    let scheduler: Scheduler
     private let ownsTransport: Bool
     private let isShutDown = NIOLockedValueBox(false)
 
@@ -34,7 +35,18 @@ public final class Client: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.ownsTransport = ownsTransport
+        self.scheduler = Scheduler(
+            globalLimit: configuration.maximumConcurrentRequests,
+            perHostLimit: configuration.maximumConcurrentRequestsPerHost
+        )
     }
+
+    /// How many requests wait for a slot and how many are in flight now.
+    public var activity: Activity { scheduler.activity }
+
+    /// Every change of ``activity``, starting with the current value; for a network activity
+    /// indicator or a progress display.
+    public func activityUpdates() -> AsyncStream<Activity> { scheduler.activityUpdates() }
 
     /// Runs `body` with a new client and shuts the client down afterwards, whether `body`
     /// returned or threw.

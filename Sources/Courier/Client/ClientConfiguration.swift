@@ -40,6 +40,10 @@ public struct ClientConfiguration: Sendable {
     public var observers: [any RequestObserver]
     /// The decoder used for `Decodable` responses unless a request names its own.
     public var jsonDecoder: JSONDecoder
+    /// The most requests in flight at once; more wait in priority order. 64 by default.
+    public var maximumConcurrentRequests: Int
+    /// The most requests in flight to one origin (scheme, host, port) at once; 6 by default.
+    public var maximumConcurrentRequestsPerHost: Int
     /// When failed requests are sent again; never, by default.
     public var retryPolicy: RetryPolicy
     /// The clock retries wait on; tests pass one that does not really sleep.
@@ -60,6 +64,8 @@ public struct ClientConfiguration: Sendable {
         self.interceptors = []
         self.observers = []
         self.jsonDecoder = JSONDecoder()
+        self.maximumConcurrentRequests = 64
+        self.maximumConcurrentRequestsPerHost = 6
         self.retryPolicy = .none
         self.clock = ContinuousClock()
     }

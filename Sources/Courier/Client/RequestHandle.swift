@@ -9,11 +9,19 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     public let id: RequestID
     private let task: Task<Value, any Error>
     private let stateBox: NIOLockedValueBox<RequestState>
+    private let scheduler: Scheduler
 
-    init(id: RequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>) {
+    init(id: RequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>, scheduler: Scheduler) {
         self.id = id
         self.stateBox = stateBox
         self.task = task
+        self.scheduler = scheduler
+    }
+
+    /// Changes the request's priority while it waits for a slot; it then starts before
+    /// waiting requests of lower priority. No effect once it is in flight.
+    public func changePriority(to priority: RequestPriority) {
+        scheduler.changePriority(of: id, to: priority)
     }
 
     /// The request's current state.
@@ -58,6 +66,6 @@ extension Client {
                 throw error
             }
         }
-        return RequestHandle(id: id, stateBox: state, task: task)
+        return RequestHandle(id: id, stateBox: state, task: task, scheduler: scheduler)
     }
 }

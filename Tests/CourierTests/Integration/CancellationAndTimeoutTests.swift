@@ -15,7 +15,7 @@ struct CancellationAndTimeoutTests {
                 let error = await courierError { _ = try await handle.value }
                 #expect(error?.kind == .cancelled)
                 #expect(handle.state == .cancelled)
-                #expect(await eventually { server.openConnections == 0 }, "the cancelled connection stayed open")
+                #expect(await eventually(attempts: 1000) { server.openConnections == 0 }, "the cancelled connection stayed open")
                 // The client still works afterwards.
                 let after = try await client.send(Request<Echo>(path: "/get"))
                 #expect(after.method == "GET")
@@ -35,7 +35,7 @@ struct CancellationAndTimeoutTests {
                     return
                 }
                 #expect(error.kind == .cancelled)
-                #expect(await eventually { server.openConnections == 0 })
+                #expect(await eventually(attempts: 1000) { server.openConnections == 0 })
             }
         }
     }

@@ -1,0 +1,141 @@
+import NIOConcurrencyHelpers
+
+/// Holds requests back until a global and a per-host slot are free, starting them in
+/// priority order. Every request the client sends takes a slot for each exchange (each
+/// redirect hop, each retry attempt) and gives it back when the exchange ends.
+final class Scheduler: Sendable {
+    private struct Waiter {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var cancelled = false
+    }
+
+    private struct Locked {
+        var state: SchedulerState
+        var waiters: [UInt64: Waiter] = [:]
+        /// The ticket a request is waiting with, for priority changes.
+        var ticketsByRequest: [RequestID: UInt64] = [:]
+        var nextTicket: UInt64 = 0
+        var observers: [UInt64: AsyncStream<Activity>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+
+        var activity: Activity { Activity(waiting: state.waiting.count, inFlight: state.running) }
+    }
+
+    private let locked: NIOLockedValueBox<Locked>
+
+    init(globalLimit: Int, perHostLimit: Int) {
+        locked = NIOLockedValueBox(Locked(state: SchedulerState(globalLimit: globalLimit, perHostLimit: perHostLimit)))
+    }
+
+    /// Waits for a slot for `host`; throws `CancellationError` when the task is cancelled
+    /// while waiting.
+    func acquire(host: String, priority: RequestPriority, request: RequestID) async throws {
+        let (ticket, startsNow, activity) = locked.withLockedValue { locked in
+            locked.nextTicket += 1
+            let ticket = locked.nextTicket
+            let startsNow = locked.state.arrive(id: ticket, host: host, priority: priority)
+            if !startsNow {
+                locked.waiters[ticket] = Waiter()
+                locked.ticketsByRequest[request] = ticket
+            }
+            return (ticket, startsNow, locked.activity)
+        }
+        publish(activity)
+        if startsNow { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Result<Void, any Error>? = locked.withLockedValue { locked in
+                    guard var waiter = locked.waiters[ticket] else { return .success(()) }  // already started
+                    if waiter.cancelled {
+                        locked.waiters[ticket] = nil
+                        return .failure(CancellationError())
+                    }
+                    waiter.continuation = continuation
+                    locked.waiters[ticket] = waiter
+                    return nil
+                }
+                if let resumeNow { continuation.resume(with: resumeNow) }
+            }
+        } onCancel: {
+            let (continuation, activity): (CheckedContinuation<Void, any Error>?, Activity?) = locked.withLockedValue { locked in
+                guard locked.state.cancel(id: ticket), var waiter = locked.waiters[ticket] else { return (nil, nil) }
+                locked.ticketsByRequest[request] = nil
+                if let continuation = waiter.continuation {
+                    locked.waiters[ticket] = nil
+                    return (continuation, locked.activity)
+                }
+                waiter.cancelled = true
+                locked.waiters[ticket] = waiter
+                return (nil, locked.activity)
+            }
+            continuation?.resume(throwing: CancellationError())
+            if let activity { publish(activity) }
+        }
+    }
+
+    /// Gives back the slot taken by ``acquire(host:priority:request:)``.
+    func release(host: String) {
+        let (continuations, activity) = locked.withLockedValue { locked in
+            let started = locked.state.finish(host: host)
+            var continuations: [CheckedContinuation<Void, any Error>] = []
+            for ticket in started {
+                let waiter = locked.waiters.removeValue(forKey: ticket)
+                if let continuation = waiter?.continuation { continuations.append(continuation) }
+                if let request = locked.ticketsByRequest.first(where: { $0.value == ticket })?.key {
+                    locked.ticketsByRequest[request] = nil
+                }
+            }
+            return (continuations, locked.activity)
+        }
+        for continuation in continuations { continuation.resume() }
+        publish(activity)
+    }
+
+    /// Changes the priority of a request while it waits; no effect once it runs.
+    func changePriority(of request: RequestID, to priority: RequestPriority) {
+        locked.withLockedValue { locked in
+            guard let ticket = locked.ticketsByRequest[request] else { return }
+            locked.state.changePriority(id: ticket, to: priority)
+        }
+    }
+
+    /// Requests waiting and in flight now.
+    var activity: Activity { locked.withLockedValue { $0.activity } }
+
+    /// Every change of ``activity``, starting with the current value.
+    func activityUpdates() -> AsyncStream<Activity> {
+        let (stream, continuation) = AsyncStream<Activity>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = locked.withLockedValue { locked in
+            locked.nextObserver += 1
+            locked.observers[locked.nextObserver] = continuation
+            continuation.yield(locked.activity)
+            return locked.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.locked.withLockedValue { _ = $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func publish(_ activity: Activity) {
+        let observers = locked.withLockedValue { Array($0.observers.values) }
+        for observer in observers { observer.yield(activity) }
+    }
+}
+
+/// How many requests wait for a slot and how many are in flight (MKNetworkKit's network
+/// activity indicator).
+public struct Activity: Sendable, Hashable {
+    /// Requests waiting for a slot.
+    public var waiting: Int
+    /// Requests in flight.
+    public var inFlight: Int
+    /// Whether any request waits or runs.
+    public var isActive: Bool { waiting + inFlight > 0 }
+
+    /// Creates a value, for comparisons in tests.
+    public init(waiting: Int, inFlight: Int) {
+        self.waiting = waiting
+        self.inFlight = inFlight
+    }
+}

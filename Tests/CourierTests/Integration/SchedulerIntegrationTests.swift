@@ -1,0 +1,128 @@
+import Courier
+import CourierTesting
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// The real transport, counting how many exchanges are in flight at once.
+final class CountingTransport: Transport {
+    let inner = AsyncHTTPClientTransport()
+    private let counts = NIOLockedValueBox((now: 0, most: 0))
+
+    var most: Int { counts.withLockedValue { $0.most } }
+
+    func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
+        counts.withLockedValue { $0.now += 1; $0.most = max($0.most, $0.now) }
+        defer { counts.withLockedValue { $0.now -= 1 } }
+        return try await inner.send(request, deadline: deadline)
+    }
+
+    func shutdown() async throws { try await inner.shutdown() }
+}
+
+@Suite("Scheduler against the in-process server")
+struct SchedulerIntegrationTests {
+    static func withScheduledClient<T>(
+        global: Int = 64, perHost: Int, _ body: (Client, CountingTransport) async throws -> T
+    ) async throws -> T {
+        var configuration = ClientConfiguration()
+        configuration.maximumConcurrentRequests = global
+        configuration.maximumConcurrentRequestsPerHost = perHost
+        let transport = CountingTransport()
+        let client = Client(configuration: configuration, transport: transport, ownsTransport: true)
+        do {
+            let result = try await body(client, transport)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    @Test func perHostAndGlobalLimitsAreNeverExceeded() async throws {
+        try await withTwoServers { a, b in
+            try await Self.withScheduledClient(global: 4, perHost: 3) { client, transport in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<16 {
+                        let server = index.isMultiple(of: 2) ? a : b
+                        group.addTask { _ = try await client.send(Request<Data>(path: server.url("/delay/0.1?i=\(index)").absoluteString)) }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(transport.most == 4)
+                #expect(a.receivedRequests.count == 8 && b.receivedRequests.count == 8)
+            }
+            try await Self.withScheduledClient(perHost: 3) { client, transport in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<12 {
+                        group.addTask { _ = try await client.send(Request<Data>(path: a.url("/delay/0.1?j=\(index)").absoluteString)) }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(transport.most == 3)
+            }
+        }
+    }
+
+    @Test func higherPriorityStartsFirstAndPriorityCanChangeWhileWaiting() async throws {
+        try await withServer { server in
+            try await Self.withScheduledClient(perHost: 1) { client, _ in
+                let blocker = client.start(Request<Data>(path: server.url("/delay/0.5").absoluteString))
+                #expect(await eventually { client.activity.inFlight == 1 })
+                var handles: [RequestHandle<Data>] = []
+                for (name, priority) in [("low", RequestPriority.low), ("default", .default), ("high", .high), ("raised", .low)] {
+                    var request = Request<Data>(path: server.url("/anything/\(name)").absoluteString)
+                    request.priority = priority
+                    handles.append(client.start(request))
+                    #expect(await eventually { client.activity.waiting == handles.count })
+                }
+                handles[3].changePriority(to: .high)
+                _ = try await blocker.value
+                for handle in handles { _ = try await handle.value }
+                let order = server.receivedRequests.map(\.path).dropFirst()
+                #expect(Array(order) == ["/anything/high", "/anything/raised", "/anything/default", "/anything/low"])
+            }
+        }
+    }
+
+    @Test func cancellingAWaitingRequestRemovesItAtOnce() async throws {
+        try await withServer { server in
+            try await Self.withScheduledClient(perHost: 1) { client, _ in
+                let blocker = client.start(Request<Data>(path: server.url("/delay/1").absoluteString))
+                #expect(await eventually { client.activity.inFlight == 1 })
+                let waiting = client.start(Request<Data>(path: server.url("/anything/never").absoluteString))
+                #expect(await eventually { client.activity.waiting == 1 })
+                waiting.cancel()
+                let error = await courierError { _ = try await waiting.value }
+                #expect(error?.kind == .cancelled)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 1), "the cancelled request left before the blocker finished")
+                _ = try await blocker.value
+                #expect(!server.receivedRequests.contains { $0.path == "/anything/never" })
+            }
+        }
+    }
+
+    @Test func activityUpdatesFollowTheRequests() async throws {
+        try await withServer { server in
+            try await Self.withScheduledClient(perHost: 1) { client, _ in
+                let updates = client.activityUpdates()
+                let collector = Task {
+                    var seen: [Activity] = []
+                    for await activity in updates {
+                        seen.append(activity)
+                        if seen.count > 1 && !activity.isActive { break }
+                    }
+                    return seen
+                }
+                async let first: Data = client.send(Request<Data>(path: server.url("/delay/0.2").absoluteString))
+                async let second: Data = client.send(Request<Data>(path: server.url("/anything/2").absoluteString))
+                _ = try await (first, second)
+                let seen = await collector.value
+                #expect(seen.first == Activity(waiting: 0, inFlight: 0))
+                #expect(seen.contains(Activity(waiting: 1, inFlight: 1)))
+                #expect(seen.last == Activity(waiting: 0, inFlight: 0))
+            }
+        }
+    }
+}

@@ -89,11 +89,34 @@ struct RedirectStateMachine {
         return try URLBuilder.url(path: resolved.absoluteString, base: nil)
     }
 
-    /// Scheme, host and effective port.
+    /// Scheme, host and effective port, lower-cased: `https://example.com:443`. Read from the
+    /// URL's text in one pass (it runs for every exchange). A host written with percent-escapes
+    /// counts as a different origin from its decoded form, which errs on the safe side.
     static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+        let text = Array(url.absoluteString.utf8)
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon + 2 < text.count,
+            text[colon + 1] == UInt8(ascii: "/"), text[colon + 2] == UInt8(ascii: "/")
+        else { return url.absoluteString }
+        let scheme = lowercased(text[..<colon])
+        var end = colon + 3
+        while end < text.count, text[end] != UInt8(ascii: "/"), text[end] != UInt8(ascii: "?"), text[end] != UInt8(ascii: "#") {
+            end += 1
+        }
+        var authority = text[(colon + 3)..<end]
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
+        let bracket = authority.lastIndex(of: UInt8(ascii: "]")) ?? authority.startIndex
+        var host = authority
+        var port = ""
+        if let portColon = authority[bracket...].lastIndex(of: UInt8(ascii: ":")) {
+            host = authority[..<portColon]
+            port = String(decoding: authority[(portColon + 1)...], as: UTF8.self)
+        }
+        if port.isEmpty { port = scheme == "https" ? "443" : "80" }
+        return scheme + "://" + lowercased(host) + ":" + port
+    }
+
+    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private static func key(_ method: HTTPMethod, _ url: URL) -> String {

@@ -17,7 +17,6 @@ import NIOSSL
 public final class AsyncHTTPClientTransport: Transport {
     private let client: HTTPClient
     private let logger: Logger
-    private let balancer = EventLoopBalancer(group: MultiThreadedEventLoopGroup.singleton)
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -53,12 +52,10 @@ public final class AsyncHTTPClientTransport: Transport {
         let ahcRequest = try makeRequest(request)
         let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        let loopIndex = balancer.acquire()
-        defer { balancer.release(loopIndex) }
-        let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: .delegate(on: balancer.loop(loopIndex)),
-            deadline: nioDeadline, logger: logger
-        )
+        // The event loop is left to AsyncHTTPClient: pinning a request's delegate to a chosen
+        // loop saved CPU per request, but under load a request cancelled mid-body then
+        // sometimes kept its connection open.
+        let task = client.execute(request: ahcRequest, delegate: delegate, deadline: nioDeadline, logger: logger)
         let collected: CollectedResponse
         do {
             collected = try await withTaskCancellationHandler {

@@ -58,6 +58,27 @@ struct DemoSteps {
         let tags: [String]
     }
 
+    func priorities() async throws {
+        var configuration = ClientConfiguration(baseURL: server.baseURL)
+        configuration.maximumConcurrentRequestsPerHost = 1
+        try await Client.withClient(configuration: configuration) { client in
+            let blocker = client.start(Request<Data>(path: "/delay/0.3"))
+            for _ in 0..<500 where client.activity.inFlight == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            var handles: [RequestHandle<Data>] = []
+            for (name, priority) in [("low", RequestPriority.low), ("default", .default), ("high", .high)] {
+                var request = Request<Data>(path: "/anything/\(name)")
+                request.priority = priority
+                handles.append(client.start(request))
+            }
+            for _ in 0..<500 where client.activity.waiting < 3 { try await Task.sleep(for: .milliseconds(10)) }
+            say("waiting: \(client.activity.waiting), in flight: \(client.activity.inFlight)")
+            _ = try await blocker.value
+            for handle in handles { _ = try await handle.value }
+        }
+        let order = server.receivedRequests.map(\.path).filter { $0.hasPrefix("/anything/") }.suffix(3)
+        say("the server saw them in this order: \(order.joined(separator: ", "))")
+    }
+
     func step(_ number: Int, _ title: String) { out.write("\n\(number). \(title)\n") }
     func say(_ line: String) { out.write("   \(line)\n") }
 
@@ -115,7 +136,17 @@ struct DemoSteps {
             say("\(error.kind) after 300 ms")
         }
 
-        step(8, "Cancellation through a handle")
+        step(8, "A retry that honours Retry-After")
+        var flaky = Request<Echo>(path: "/flaky?failures=1&status=503&retry_after=1")
+        flaky.retryPolicy = .retries(2)
+        let started = ContinuousClock.now
+        _ = try await client.send(flaky)
+        say("503 with Retry-After: 1, then 200 after waiting \(ContinuousClock.now - started)")
+
+        step(9, "Priorities: with one slot per host, the high-priority request goes first")
+        try await priorities()
+
+        step(10, "Cancellation through a handle")
         let handle = client.start(Request<Void>(path: "/drip?numbytes=10&duration=3"))
         try await Task.sleep(for: .milliseconds(200))
         handle.cancel()

@@ -12,6 +12,10 @@ if arguments.contains("--serve") {
     try await ServerProcess.serve()
 } else {
     let options = Options(arguments)
+    if arguments.contains("--priorities") {
+        try await PriorityOrderBenchmark(count: 1_000).run()
+        exit(0)
+    }
     if arguments.contains("--overhead") {
         try await OverheadBenchmark(requests: options.requests * 20, rounds: options.rounds).run()
         exit(0)

@@ -10,6 +10,9 @@ import Logging
 /// configuration.timeouts.total = .seconds(30)
 /// ```
 public struct ClientConfiguration: Sendable {
+    /// The `User-Agent` sent unless you set one: `Courier/` and the library's version.
+    public static let defaultUserAgent = "Courier/0.1.0"
+
     /// The default limit on a collected body: 32 MiB.
     public static let defaultMaximumBodySize = 32 * 1024 * 1024
 
@@ -53,7 +56,7 @@ public struct ClientConfiguration: Sendable {
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
         self.baseURL = baseURL
         self.cdnURL = cdnURL
-        self.defaultHeaders = ["User-Agent": "Courier/\(Courier.version)"]
+        self.defaultHeaders = ["User-Agent": ClientConfiguration.defaultUserAgent]
         self.defaultBodyEncoding = .form
         self.timeouts = Timeouts()
         self.maximumBodySize = ClientConfiguration.defaultMaximumBodySize
@@ -97,10 +100,4 @@ public struct Timeouts: Sendable, Hashable {
         self.read = read
         self.total = total
     }
-}
-
-/// Facts about the library.
-public enum Courier {
-    /// The library's version.
-    public static let version = "0.1.0"
 }

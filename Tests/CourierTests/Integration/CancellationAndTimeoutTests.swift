@@ -9,8 +9,10 @@ struct CancellationAndTimeoutTests {
         try await withServer { server in
             try await withClient(server) { client in
                 let handle = client.start(Request<Data>(path: "/drip?numbytes=50&duration=20"))
-                // Wait until the server is sending the body.
-                #expect(await eventually { server.openConnections == 1 && handle.state == .started })
+                // Wait until the request is on the wire and the server is dripping the body. (An
+                // open connection alone is not enough: a request cancelled while its new
+                // connection is being handed over leaves that connection idle in the pool.)
+                #expect(await eventually { server.receivedRequests.count == 1 && server.openConnections == 1 })
                 handle.cancel()
                 let error = await courierError { _ = try await handle.value }
                 #expect(error?.kind == .cancelled)

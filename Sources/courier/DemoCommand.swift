@@ -79,6 +79,41 @@ struct DemoSteps {
         say("the server saw them in this order: \(order.joined(separator: ", "))")
     }
 
+    func runBatch() async throws {
+        var batch = Batch(mode: .settle, maximumConcurrency: 4)
+        let pages = (1...10).map { batch.add(Request<Echo>(path: "/delay/0.05?page=\($0)")) }
+        let text = batch.add(Request<String>(path: "/base64/ZG9uZQ=="))
+        let missing = batch.add(Request<Data>(path: "/status/404"))
+        let handle = client.start(batch)
+        var reported: [String] = []
+        for await progress in handle.progress where progress.completed.isMultiple(of: 4) || progress.completed == progress.total {
+            reported.append("\(progress.completed)/\(progress.total)")
+        }
+        let results = try await handle.results
+        say("progress: \(reported.joined(separator: " → "))")
+        say("\(pages.count) pages decoded; text \"\(try results.value(for: text))\"; request \(missing.index) failed alone: \(results.failedIndices == [missing.index])")
+    }
+
+    func runChain() async throws {
+        let chain = Chain { history in
+            switch history.count {
+            case 0:
+                return .send(Request<Echo>(path: "/get?step=login&token=t-42"))
+            case 1:
+                let login: Echo = try history[0].value()
+                guard case .string(let token)? = login.args["token"] else { return .stop }
+                var request = Request<Echo>(path: "/anything/orders")
+                request.headers.add(name: "X-Token", value: token)
+                return .send(request)
+            default:
+                return .stop
+            }
+        }
+        let history = try await client.run(chain)
+        let orders: Echo = try history[1].value()
+        say("\(history.count) steps; the second sent X-Token: \(orders.headers["X-Token"] ?? "none"), taken from the first")
+    }
+
     func step(_ number: Int, _ title: String) { out.write("\n\(number). \(title)\n") }
     func say(_ line: String) { out.write("   \(line)\n") }
 
@@ -146,7 +181,13 @@ struct DemoSteps {
         step(9, "Priorities: with one slot per host, the high-priority request goes first")
         try await priorities()
 
-        step(10, "Cancellation through a handle")
+        step(10, "A batch: twelve requests of three types, four at a time, with progress")
+        try await runBatch()
+
+        step(11, "A chain: each step decides the next from the results so far")
+        try await runChain()
+
+        step(12, "Cancellation through a handle")
         let handle = client.start(Request<Void>(path: "/drip?numbytes=10&duration=3"))
         try await Task.sleep(for: .milliseconds(200))
         handle.cancel()

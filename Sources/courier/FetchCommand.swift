@@ -30,20 +30,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("form"), help: "A form field, name=value (repeatable; sent as application/x-www-form-urlencoded).")
     var formFields: [String] = []
 
-    @Option(name: .customLong("base-url"), help: "The base URL a relative URL argument is joined to.")
-    var baseURL: String?
-
-    @Option(help: "The total time allowed, in seconds, redirects included.")
-    var timeout: Double?
-
-    @Option(name: .customLong("max-redirects"), help: "The most redirects to follow (default 10).")
-    var maxRedirects: Int?
-
-    @Flag(name: .customLong("no-follow"), help: "Do not follow redirects.")
-    var noFollow = false
-
-    @Option(help: "Send the request again up to N times after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.")
-    var retry: Int?
+    @OptionGroup var client: ClientOptions
 
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false

@@ -6,29 +6,7 @@ struct FetchPlan {
     let command: FetchCommand
 
     func make() throws -> (ClientConfiguration, Request<Response>) {
-        var configuration = ClientConfiguration()
-        if let base = command.baseURL {
-            guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", url.host != nil
-            else {
-                throw CommandFailure(.invalidInput, "--base-url \(base) is not an http or https URL")
-            }
-            configuration.baseURL = url
-        }
-        if command.noFollow {
-            configuration.redirectPolicy = .none
-        } else if let maximum = command.maxRedirects {
-            guard maximum >= 0 else { throw CommandFailure(.invalidInput, "--max-redirects must be 0 or more") }
-            configuration.redirectPolicy = .follow(maximum: maximum)
-        }
-        if let retries = command.retry {
-            guard retries >= 0 else { throw CommandFailure(.invalidInput, "--retry must be 0 or more") }
-            configuration.retryPolicy = .retries(retries)
-        }
-        if let timeout = command.timeout {
-            guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
-            configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
-        }
+        let configuration = try command.client.configuration()
 
         var request = Request<Response>(path: command.url)
         request.validators = []
@@ -38,11 +16,7 @@ struct FetchPlan {
             return URLQueryItem(name: String(item[..<equals]), value: String(item[item.index(after: equals)...]))
         }
         for header in command.headers {
-            guard let colon = header.firstIndex(of: ":") else {
-                throw CommandFailure(.invalidInput, "-H \(header) is not 'Name: value'")
-            }
-            let name = header[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let (name, value) = try ClientOptions.header(header)
             request.headers.add(name: name, value: value)
         }
         if !command.compressed, !request.headers.contains("Accept-Encoding") {

@@ -5,20 +5,29 @@ import NIOConcurrencyHelpers
 struct Output: Sendable {
     private let writeOut: @Sendable (Data) -> Void
     private let writeError: @Sendable (String) -> Void
-    /// Whether stdout is a terminal.
-    let isTerminal: Bool
+    /// Rewrites the progress line; `nil` when stderr is not a terminal.
+    let progress: (@Sendable (String) -> Void)?
 
-    init(isTerminal: Bool, out: @escaping @Sendable (Data) -> Void, error: @escaping @Sendable (String) -> Void) {
-        self.isTerminal = isTerminal
+    init(
+        out: @escaping @Sendable (Data) -> Void,
+        error: @escaping @Sendable (String) -> Void,
+        progress: (@Sendable (String) -> Void)? = nil
+    ) {
         self.writeOut = out
         self.writeError = error
+        self.progress = progress
     }
 
     static let standard = Output(
-        isTerminal: isatty(STDOUT_FILENO) == 1,
         out: { FileHandle.standardOutput.write($0) },
-        error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+        progress: isatty(STDERR_FILENO) == 1 ? redrawOnStandardError : nil
     )
+
+    /// Carriage return, erase to the end of the line, then the new text.
+    @Sendable private static func redrawOnStandardError(_ line: String) {
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+    }
 
     @TaskLocal static var current = Output.standard
 
@@ -30,13 +39,14 @@ struct Output: Sendable {
         writeError(line.split(whereSeparator: \.isNewline).joined(separator: " "))
     }
 
-    /// An output that collects everything, for tests.
-    static func capturing() -> (Output, CapturedOutput) {
+    /// An output that collects everything, for tests; with `terminal`, progress lines too.
+    static func capturing(terminal: Bool = false) -> (Output, CapturedOutput) {
         let captured = CapturedOutput()
+        let progress: @Sendable (String) -> Void = { line in captured.progressLines.withLockedValue { $0.append(line) } }
         let output = Output(
-            isTerminal: false,
             out: { data in captured.out.withLockedValue { $0.append(data) } },
-            error: { line in captured.err.withLockedValue { $0 += line + "\n" } }
+            error: { line in captured.err.withLockedValue { $0 += line + "\n" } },
+            progress: terminal ? progress : nil
         )
         return (output, captured)
     }
@@ -46,8 +56,10 @@ struct Output: Sendable {
 final class CapturedOutput: Sendable {
     let out = NIOLockedValueBox(Data())
     let err = NIOLockedValueBox("")
+    let progressLines = NIOLockedValueBox<[String]>([])
 
     var data: Data { out.withLockedValue { $0 } }
     var stdout: String { String(decoding: data, as: UTF8.self) }
     var stderr: String { err.withLockedValue { $0 } }
+    var progress: [String] { progressLines.withLockedValue { $0 } }
 }

@@ -3,15 +3,23 @@ import Foundation
 
 /// The `--report json` line: one JSON object per delivered response, keys in this order:
 /// `status`, `headers` (pairs in received order), `body_base64`, `url`, `redirects`, `source`.
+/// `courier batch` puts `index` (the request's position in the file) first, and reports a
+/// failure as `index`, `url` and `error` (`kind`, `message`).
 enum Report {
-    static func jsonLine(for response: Response) -> String {
-        var text = "{\"status\":\(response.status),\"headers\":["
+    static func jsonLine(for response: Response, index: Int? = nil) -> String {
+        var text = "{" + (index.map { "\"index\":\($0)," } ?? "")
+        text += "\"status\":\(response.status),\"headers\":["
         text += response.headers.map { "[\(quote($0.name)),\(quote($0.value))]" }.joined(separator: ",")
         text += "],\"body_base64\":\(quote(response.body.base64EncodedString()))"
         text += ",\"url\":\(quote(response.url.absoluteString))"
         text += ",\"redirects\":\(response.redirects.count)"
         text += ",\"source\":\(quote(response.source.rawValue))}"
         return text
+    }
+
+    static func jsonLine(forFailure error: any Error, index: Int, url: String) -> String {
+        let kind = (error as? CourierError)?.kind.description ?? "failure"
+        return "{\"index\":\(index),\"url\":\(quote(url)),\"error\":{\"kind\":\(quote(kind)),\"message\":\(quote(String(describing: error)))}}"
     }
 
     /// A JSON string literal (RFC 8259 §7).

@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Receives the outcome of requests started with ``Client/start(_:delegate:)``, for code
+/// Receives the outcome of requests started with ``Client/start(_:delegate:queue:)``, for code
 /// written in the delegate style of the classic kits.
 ///
 /// The client keeps a strong reference to the delegate until the request finishes.

@@ -29,13 +29,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
 
     /// The decoded value, once the request finishes.
     public var value: Value {
-        get async throws {
-            try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        }
+        get async throws { try await task.valueCancelledWithCaller }
     }
 
     /// Cancels the request; awaiting ``value`` then throws ``CourierError/Kind/cancelled``.
@@ -67,5 +61,18 @@ extension Client {
             }
         }
         return RequestHandle(id: id, stateBox: state, task: task, scheduler: scheduler)
+    }
+}
+
+extension Task where Failure == any Error {
+    /// The task's value; cancelling the task that awaits it cancels this task too.
+    var valueCancelledWithCaller: Success {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await value
+            } onCancel: {
+                cancel()
+            }
+        }
     }
 }

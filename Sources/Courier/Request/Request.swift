@@ -10,14 +10,14 @@ import Foundation
 /// let user = try await client.send(request)
 /// ```
 ///
-/// `Value` decides what ``Client/send(_:)`` returns: a `Decodable` type is decoded from JSON
+/// `Value` decides what ``Client/send(_:)-(Request<Value>)`` returns: a `Decodable` type is decoded from JSON
 /// (with the client's decoder unless the request names one), `Data` returns the body, `String`
 /// the body as text, ``Response`` the whole response and `Void` nothing.
 public struct Request<Value: Sendable>: Sendable {
     /// The method.
     public var method: HTTPMethod
-    /// A path joined to the client's base URL, or an absolute URL (see ``URLBuilder``'s rule in
-    /// the "URLs" article).
+    /// A path joined to the client's base URL, or an absolute URL (see the joining rule in
+    /// <doc:URLsAndParameters>).
     public var path: String
     /// Join the path to the client's CDN URL instead of its base URL.
     public var usesCDN: Bool = false

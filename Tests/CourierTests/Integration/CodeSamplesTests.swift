@@ -65,4 +65,45 @@ struct CodeSamplesTests {
             }
         }
     }
+
+    /// The "Batches and chains" article's samples; the echo server returns each JSON body.
+    @Test func batchAndChainSamples() async throws {
+        struct Session: Codable, Sendable { let token: String }
+        struct Order: Codable, Sendable, Equatable { let id: Int }
+        @Sendable func echoing<T: Codable & Sendable>(_ value: T, path: String) throws -> Request<T> {
+            var request = Self.echoed(T.self, path: path)
+            request.method = .post
+            request.body = try .json(value)
+            return request
+        }
+        try await TestServer.withServer { server in
+            try await Client.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+                var batch = Batch(mode: .failFast, maximumConcurrency: 4)
+                let user = batch.add(try echoing(User(id: 1, name: "Ada"), path: "/users/1"))
+                let avatar = batch.add(Request<Data>(path: "/users/1/avatar"))
+                let results = try await client.run(batch)
+                let name = try results.value(for: user).name
+                let bytes = try results.value(for: avatar)
+                #expect(name == "Ada" && !bytes.isEmpty)
+
+                let chain = Chain { history in
+                    switch history.count {
+                    case 0:
+                        return .send(try echoing(Session(token: "t1"), path: "/login"))
+                    case 1:
+                        let session: Session = try history[0].value()
+                        var orders = try echoing([Order(id: 7)], path: "/orders")
+                        orders.headers.add(name: "Authorization", value: "Bearer \(session.token)")
+                        return .send(orders)
+                    default:
+                        return .stop
+                    }
+                }
+                let history = try await client.run(chain)
+                let orders: [Order] = try history[1].value()
+                #expect(orders == [Order(id: 7)])
+                #expect(server.receivedRequests.last?.headers.contains { $0.name == "Authorization" && $0.value == "Bearer t1" } == true)
+            }
+        }
+    }
 }

@@ -1,0 +1,64 @@
+/// A set of requests sent together, at most ``maximumConcurrency`` at a time
+/// (YTKBatchRequest and AFNetworking's batches).
+///
+/// Requests of different response types go in one batch; each ``add(_:)-(Request<Value>)`` returns an entry
+/// that reads its typed result back:
+///
+/// ```swift
+/// var batch = Batch(mode: .failFast, maximumConcurrency: 4)
+/// let user = batch.add(Request<User>(path: "/users/1"))
+/// let avatar = batch.add(Request<Data>(path: "/users/1/avatar"))
+/// let results = try await client.run(batch)
+/// let name = try results.value(for: user).name
+/// let bytes = try results.value(for: avatar)
+/// ```
+public struct Batch: Sendable {
+    /// What a failure does to the rest of a batch.
+    public enum Mode: Sendable, Hashable {
+        /// The first failure cancels every request still waiting or running, and the batch
+        /// throws ``BatchError`` naming the request that failed.
+        case failFast
+        /// Every request runs to its end whatever the others do; each result is reported in
+        /// ``BatchResults`` and the batch itself does not throw.
+        case settle
+    }
+
+    /// What a failure does to the rest of the batch.
+    public var mode: Mode
+    /// The most requests of this batch in flight at once; the client's own limits apply too.
+    public var maximumConcurrency: Int
+    /// The requests, as operations that return the decoded value.
+    var operations: [@Sendable (Client) async throws -> any Sendable] = []
+
+    /// Creates an empty batch.
+    ///
+    /// - Parameters:
+    ///   - mode: What a failure does to the rest of the batch; fail-fast by default.
+    ///   - maximumConcurrency: The most requests in flight at once; values below 1 count as 1.
+    public init(mode: Mode = .failFast, maximumConcurrency: Int = 6) {
+        self.mode = mode
+        self.maximumConcurrency = maximumConcurrency
+    }
+
+    /// The number of requests in the batch.
+    public var count: Int { operations.count }
+
+    /// Adds `request` and returns the entry that reads its result.
+    @discardableResult
+    public mutating func add<Value>(_ request: Request<Value>) -> BatchEntry<Value> {
+        operations.append { client in try await client.send(request) }
+        return BatchEntry(index: operations.count - 1)
+    }
+
+    /// Adds the request an endpoint describes and returns the entry that reads its result.
+    @discardableResult
+    public mutating func add<E: Endpoint>(_ endpoint: E) -> BatchEntry<E.Value> {
+        add(endpoint.makeRequest())
+    }
+}
+
+/// A request's place in a ``Batch``, typed by the value it decodes to.
+public struct BatchEntry<Value: Sendable>: Sendable, Hashable {
+    /// The request's position in the batch, from 0, in the order it was added.
+    public let index: Int
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Courier
+import Foundation
+import NIOConcurrencyHelpers
+
+/// `courier batch FILE.json`: sends the requests a file lists, several at a time.
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Send the requests listed in a JSON file, several at a time, and report each one in the file's order.",
+        discussion: """
+            The file is a JSON array of objects: "url" (required), "method" (default GET, or POST \
+            when there is a body), "headers" (an object of name to value) and "body" (text).
+            """
+    )
+
+    @Argument(help: "The JSON file listing the requests.")
+    var file: String
+
+    @Option(help: "fail-fast: the first failure cancels the rest. settle: every request runs to its end.")
+    var mode: ModeOption = .failFast
+
+    @Option(help: "The most requests in flight at once (default 6).")
+    var concurrency: Int = 6
+
+    @OptionGroup var client: ClientOptions
+
+    @Flag(help: "Count a 4xx or 5xx status as a failure.")
+    var fail = false
+
+    @Option(help: "Print one JSON report line per request, in the file's order: json.")
+    var report: FetchCommand.ReportFormat?
+
+    enum ModeOption: String, ExpressibleByArgument {
+        case failFast = "fail-fast"
+        case settle
+    }
+
+    func run() async throws {
+        let out = Output.current
+        guard (1...10_000).contains(concurrency) else {
+            throw CommandFailure(.invalidInput, "--concurrency must be between 1 and 10000")
+        }
+        let items = try BatchFile.read(file)
+        var configuration = try client.configuration()
+        configuration.maximumConcurrentRequests = max(configuration.maximumConcurrentRequests, concurrency)
+        configuration.maximumConcurrentRequestsPerHost = concurrency
+        configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, concurrency)
+
+        var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
+        for (index, item) in items.enumerated() { batch.add(request(for: item, index: index)) }
+
+        let progress = ProgressLine(output: out)
+        let results: BatchResults
+        var firstFailure: (index: Int, error: any Error)?
+        do {
+            results = try await Client.withClient(configuration: configuration) { client in
+                try await client.run(batch) { progress.update($0) }
+            }
+        } catch let error as BatchError {
+            results = error.results
+            firstFailure = (error.index, error.error)
+        }
+
+        var lines = ""
+        for index in 0..<results.count {
+            switch results.result(at: index) {
+            case .success(let line):
+                lines += line as! String
+            case .failure(let error):
+                firstFailure = firstFailure ?? (index, error)
+                let url = (error as? CourierError)?.url?.absoluteString ?? items[index].url
+                lines += report == .json
+                    ? Report.jsonLine(forFailure: error, index: index, url: url)
+                    : "\(index) failed \(url): \(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+            }
+            lines += "\n"
+            if lines.utf8.count >= 1 << 16 {
+                out.write(lines)
+                lines = ""
+            }
+        }
+        out.write(lines)
+        // In settle mode, the first failure in the file's order speaks for the batch.
+        if let (index, error) = firstFailure {
+            let failed = results.failedIndices.count
+            out.error("courier: \(failed) of \(results.count) requests failed; the first, request \(index): \(error)")
+            let status = (error as? CourierError).map { error in
+                error.kind == .validationFailed ? ExitStatus.httpError : ExitStatus(error.kind)
+            } ?? .failure
+            throw CommandFailure(status, "request \(index) failed")
+        }
+    }
+
+    private func request(for item: BatchItem, index: Int) -> Request<String> {
+        let json = report == .json
+        var request = Request<String>(path: item.url) { response, _ in
+            json
+                ? Report.jsonLine(for: response, index: index)
+                : "\(index) \(response.status) \(response.url.absoluteString) \(response.body.count) bytes"
+        }
+        request.validators = fail ? [.statusCode(100..<400)] : []
+        for (name, value) in item.headers { request.headers.add(name: name, value: value) }
+        if !request.headers.contains("Accept-Encoding") {
+            request.headers.add(name: "Accept-Encoding", value: "identity")
+        }
+        if let body = item.body { request.body = .text(body) }
+        request.method = item.method.map { HTTPMethod($0) } ?? (item.body == nil ? .get : .post)
+        return request
+    }
+}
+
+/// The "n of m done" line on a terminal, redrawn at most ten times a second.
+final class ProgressLine: Sendable {
+    private let output: Output
+    private let lastDrawn = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+
+    init(output: Output) { self.output = output }
+
+    func update(_ progress: BatchProgress) {
+        guard let draw = output.progress else { return }
+        let finished = progress.completed == progress.total
+        let now = ContinuousClock.now
+        let due = lastDrawn.withLockedValue { last in
+            guard finished || last.map({ now - $0 >= .milliseconds(100) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        draw("\(progress.completed) of \(progress.total) done, \(progress.failed) failed" + (finished ? "\n" : ""))
+    }
+}

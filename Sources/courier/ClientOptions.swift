@@ -1,0 +1,60 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// The options `fetch` and `batch` share: where relative URLs go, how long to wait, redirects
+/// and retries.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .customLong("base-url"), help: "The base URL a relative URL is joined to.")
+    var baseURL: String?
+
+    @Option(help: "The total time allowed per request, in seconds, redirects included.")
+    var timeout: Double?
+
+    @Option(name: .customLong("max-redirects"), help: "The most redirects to follow (default 10).")
+    var maxRedirects: Int?
+
+    @Flag(name: .customLong("no-follow"), help: "Do not follow redirects.")
+    var noFollow = false
+
+    @Option(help: "Send a request again up to N times after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.")
+    var retry: Int?
+
+    /// The client configuration these options describe.
+    func configuration() throws -> ClientConfiguration {
+        var configuration = ClientConfiguration()
+        if let base = baseURL {
+            guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
+                throw CommandFailure(.invalidInput, "--base-url \(base) is not an http or https URL")
+            }
+            configuration.baseURL = url
+        }
+        if noFollow {
+            configuration.redirectPolicy = .none
+        } else if let maximum = maxRedirects {
+            guard maximum >= 0 else { throw CommandFailure(.invalidInput, "--max-redirects must be 0 or more") }
+            configuration.redirectPolicy = .follow(maximum: maximum)
+        }
+        if let retries = retry {
+            guard retries >= 0 else { throw CommandFailure(.invalidInput, "--retry must be 0 or more") }
+            configuration.retryPolicy = .retries(retries)
+        }
+        if let timeout {
+            guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
+            configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
+        }
+        return configuration
+    }
+
+    /// Parses `Name: value`.
+    static func header(_ text: String) throws -> (name: String, value: String) {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw CommandFailure(.invalidInput, "-H \(text) is not 'Name: value'")
+        }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        return (name, value)
+    }
+}

@@ -15,6 +15,7 @@ struct SmallGetBenchmark {
         case ahcAsync = "AsyncHTTPClient (async/await)"
         case courier = "Courier"
         case courierOnLoop = "Courier (caller on an event loop)"
+        case courierBatch = "Courier (one Batch of all requests)"
     }
 
     func run() async throws {
@@ -78,6 +79,14 @@ struct SmallGetBenchmark {
                 }
                 try await group.waitForAll()
             }
+        case .courierBatch:
+            var batch = Batch(mode: .failFast, maximumConcurrency: concurrency)
+            let request = Request<Data>(path: target)
+            let first = batch.add(request)
+            for _ in 1..<(perWorker * concurrency) { batch.add(request) }
+            let results = try await courier.run(batch)
+            let body = try results.value(for: first)
+            precondition(results.failedIndices.isEmpty && body.count == 100)
         }
     }
 

@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
+import Tracing
 
 /// The default transport, on AsyncHTTPClient.
 ///
@@ -17,7 +18,7 @@ import NIOSSL
 public final class AsyncHTTPClientTransport: Transport {
     private let client: HTTPClient
     private let logger: Logger
-    private let balancer = EventLoopBalancer(group: MultiThreadedEventLoopGroup.singleton)
+    private let affinity = LoopAffinity(group: MultiThreadedEventLoopGroup.singleton)
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -39,6 +40,11 @@ public final class AsyncHTTPClientTransport: Transport {
         case .disabled: settings.decompression = .disabled
         case .enabled(let ratio): settings.decompression = .enabled(limit: .ratio(max(1, ratio)))
         }
+        // With no tracer bootstrapped, AsyncHTTPClient would still open a no-op span, and
+        // format its name, for every request; a real tracer is kept.
+        if InstrumentationSystem.tracer is NoOpTracer {
+            settings.tracing.tracer = nil
+        }
         let logger = logger ?? Logger(label: "courier.transport", factory: { _ in SwiftLogNoOpLogHandler() })
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
@@ -53,12 +59,8 @@ public final class AsyncHTTPClientTransport: Transport {
         let ahcRequest = try makeRequest(request)
         let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        // One request at a time keeps to one loop, the loop of its kept-alive connection, so
-        // that no callback hops between threads; many requests spread over the loops.
-        let loopIndex = balancer.acquire()
-        defer { balancer.release(loopIndex) }
         let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: .delegate(on: balancer.loop(loopIndex)),
+            request: ahcRequest, delegate: delegate, eventLoop: affinity.preference(),
             deadline: nioDeadline, logger: logger
         )
         let collected: CollectedResponse
@@ -78,7 +80,7 @@ public final class AsyncHTTPClientTransport: Transport {
             status: Int(collected.head.status.code),
             reasonPhrase: collected.head.status.reasonPhrase,
             headers: Headers(collected.head.headers.map { ($0.name, $0.value) }),
-            body: collected.body.map { Data($0.readableBytesView) } ?? Data(),
+            body: collected.body.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data(),
             url: request.url,
             timing: timing,
             request: request

@@ -6,20 +6,34 @@
 /// never passed over by a later one of the same or lower priority that could not start
 /// either; a request for a free host may start ahead of requests blocked by their own host's
 /// limit.
+///
+/// Every operation costs O(hosts with waiting tickets) or less, amortised: each host keeps its
+/// own ``WaitingLine``, a completion compares only the first ticket of each host with room,
+/// and cancellations and priority changes leave stale entries behind instead of searching
+/// the line.
 struct SchedulerState {
     struct Ticket: Equatable {
         var id: UInt64
         var host: String
         var priority: RequestPriority
         var sequence: UInt64
+
+        /// Whether this ticket should start before `other`: higher priority first, then
+        /// earlier arrival.
+        func precedes(_ other: Ticket) -> Bool {
+            priority != other.priority ? priority > other.priority : sequence < other.sequence
+        }
     }
 
     var globalLimit: Int
     var perHostLimit: Int
     private(set) var running = 0
     private(set) var runningPerHost: [String: Int] = [:]
-    /// Ordered: higher priority first, then earlier arrival.
-    private(set) var waiting: [Ticket] = []
+    /// The waiting tickets by identifier; an entry of a line whose sequence differs from the
+    /// ticket's here (or whose ticket is gone) is stale.
+    private var live: [UInt64: Ticket] = [:]
+    /// The lines of the hosts that have waiting tickets.
+    private var lines: [String: WaitingLine] = [:]
     private var nextSequence: UInt64 = 0
 
     init(globalLimit: Int, perHostLimit: Int) {
@@ -27,14 +41,21 @@ struct SchedulerState {
         self.perHostLimit = max(1, perHostLimit)
     }
 
+    /// How many tickets wait.
+    var waitingCount: Int { live.count }
+
+    /// The waiting tickets in the order they would start if every host had room; O(n log n),
+    /// for tests and diagnostics.
+    var waiting: [Ticket] { live.values.sorted { $0.precedes($1) } }
+
     /// A request arrives; returns `true` when it may start now, else it waits.
     mutating func arrive(id: UInt64, host: String, priority: RequestPriority) -> Bool {
+        // No waiting ticket could start, so one for a host with room has nobody to pass.
         if hasRoom(for: host) {
             start(host)
             return true
         }
-        nextSequence += 1
-        insert(Ticket(id: id, host: host, priority: priority, sequence: nextSequence))
+        enqueue(Ticket(id: id, host: host, priority: priority, sequence: takeSequence()))
         return false
     }
 
@@ -43,40 +64,25 @@ struct SchedulerState {
         running -= 1
         let remaining = (runningPerHost[host] ?? 1) - 1
         runningPerHost[host] = remaining > 0 ? remaining : nil
-        var started: [UInt64] = []
-        var index = 0
-        while index < waiting.count, running < globalLimit {
-            let ticket = waiting[index]
-            if hasRoom(for: ticket.host) {
-                waiting.remove(at: index)
-                start(ticket.host)
-                started.append(ticket.id)
-            } else {
-                index += 1
-            }
-        }
-        return started
+        return startWaiting()
     }
 
     /// Removes a waiting ticket; `false` when it is not waiting (it started, or never came).
     mutating func cancel(id: UInt64) -> Bool {
-        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return false }
-        waiting.remove(at: index)
+        guard let ticket = live.removeValue(forKey: id) else { return false }
+        noteDeparture(of: ticket)
         return true
     }
 
     /// Moves a waiting ticket to `priority`, behind the tickets already waiting there.
     mutating func changePriority(id: UInt64, to priority: RequestPriority) {
-        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
-        var ticket = waiting.remove(at: index)
-        guard ticket.priority != priority else {
-            insert(ticket)
-            return
-        }
-        ticket.priority = priority
-        nextSequence += 1
-        ticket.sequence = nextSequence
-        insert(ticket)
+        guard let ticket = live[id], ticket.priority != priority else { return }
+        live[id] = nil
+        noteDeparture(of: ticket)
+        var moved = ticket
+        moved.priority = priority
+        moved.sequence = takeSequence()
+        enqueue(moved)
     }
 
     private func hasRoom(for host: String) -> Bool {
@@ -88,18 +94,55 @@ struct SchedulerState {
         runningPerHost[host, default: 0] += 1
     }
 
-    private mutating func insert(_ ticket: Ticket) {
-        // Binary search for the first ticket that should come after this one.
-        var low = 0, high = waiting.count
-        while low < high {
-            let middle = (low + high) / 2
-            let other = waiting[middle]
-            if other.priority > ticket.priority || (other.priority == ticket.priority && other.sequence < ticket.sequence) {
-                low = middle + 1
-            } else {
-                high = middle
-            }
+    /// Starts the best waiting tickets, one at a time, while a host with room has any.
+    private mutating func startWaiting() -> [UInt64] {
+        var started: [UInt64] = []
+        while running < globalLimit, let host = nextHost() {
+            var line = lines.removeValue(forKey: host)!
+            let entry = line.popFirst { isLive($0) }!
+            if !line.isEmpty { lines[host] = line }
+            live[entry.id] = nil
+            start(host)
+            started.append(entry.id)
         }
-        waiting.insert(ticket, at: low)
+        return started
+    }
+
+    /// The host with room whose first ticket should start before every other such host's.
+    private func nextHost() -> String? {
+        var best: (host: String, priority: RequestPriority, sequence: UInt64)?
+        for (host, line) in lines where hasRoom(for: host) {
+            guard let (priority, entry) = line.first else { continue }
+            if let current = best,
+                current.priority > priority || (current.priority == priority && current.sequence < entry.sequence)
+            {
+                continue
+            }
+            best = (host, priority, entry.sequence)
+        }
+        return best?.host
+    }
+
+    private mutating func enqueue(_ ticket: Ticket) {
+        live[ticket.id] = ticket
+        lines[ticket.host, default: WaitingLine()].append(
+            WaitingLine.Entry(id: ticket.id, sequence: ticket.sequence), priority: ticket.priority
+        )
+    }
+
+    /// Updates the line of a ticket already removed from ``live``.
+    private mutating func noteDeparture(of ticket: Ticket) {
+        var line = lines.removeValue(forKey: ticket.host)!
+        line.noteDeparture(from: ticket.priority) { isLive($0) }
+        if !line.isEmpty { lines[ticket.host] = line }
+    }
+
+    private func isLive(_ entry: WaitingLine.Entry) -> Bool {
+        live[entry.id]?.sequence == entry.sequence
+    }
+
+    private mutating func takeSequence() -> UInt64 {
+        nextSequence += 1
+        return nextSequence
     }
 }

@@ -8,9 +8,9 @@
 /// limit.
 ///
 /// Every operation costs O(hosts with waiting tickets) or less, amortised: each host keeps its
-/// own ``WaitingLine``, a completion compares only the first ticket of each host with room,
-/// and cancellations and priority changes leave stale entries behind instead of searching
-/// the line.
+/// own ``WaitingLine``; a completion looks at the finished host's line alone, or, when the
+/// global limit was full, compares the first tickets of the hosts with room; cancellations and
+/// priority changes leave stale entries behind instead of searching the line.
 struct SchedulerState {
     struct Ticket: Equatable {
         var id: UInt64
@@ -61,10 +61,14 @@ struct SchedulerState {
 
     /// A running request for `host` finished; returns the waiting tickets that start now.
     mutating func finish(host: String) -> [UInt64] {
+        // Between operations, no waiting ticket could start, so while the global limit had
+        // room every waiting ticket was held by its own host's limit: only `host` can start
+        // one now. Once the global limit was reached, any host with room may.
+        let onlyHost = running < globalLimit ? host : nil
         running -= 1
         let remaining = (runningPerHost[host] ?? 1) - 1
         runningPerHost[host] = remaining > 0 ? remaining : nil
-        return startWaiting()
+        return startWaiting(onlyFor: onlyHost)
     }
 
     /// Removes a waiting ticket; `false` when it is not waiting (it started, or never came).
@@ -94,10 +98,11 @@ struct SchedulerState {
         runningPerHost[host, default: 0] += 1
     }
 
-    /// Starts the best waiting tickets, one at a time, while a host with room has any.
-    private mutating func startWaiting() -> [UInt64] {
+    /// Starts the best waiting tickets, one at a time, while a host with room has any; only
+    /// those of `onlyHost` when given.
+    private mutating func startWaiting(onlyFor onlyHost: String?) -> [UInt64] {
         var started: [UInt64] = []
-        while running < globalLimit, let host = nextHost() {
+        while running < globalLimit, let host = nextHost(onlyFor: onlyHost) {
             var line = lines.removeValue(forKey: host)!
             let entry = line.popFirst { isLive($0) }!
             if !line.isEmpty { lines[host] = line }
@@ -108,8 +113,15 @@ struct SchedulerState {
         return started
     }
 
+    /// The host whose ticket starts next: `onlyHost` if it has a waiting ticket and room,
+    /// else, without `onlyHost`, the best of all hosts with room.
+    private func nextHost(onlyFor onlyHost: String?) -> String? {
+        guard let onlyHost else { return bestHostWithRoom() }
+        return lines[onlyHost] != nil && hasRoom(for: onlyHost) ? onlyHost : nil
+    }
+
     /// The host with room whose first ticket should start before every other such host's.
-    private func nextHost() -> String? {
+    private func bestHostWithRoom() -> String? {
         var best: (host: String, priority: RequestPriority, sequence: UInt64)?
         for (host, line) in lines where hasRoom(for: host) {
             guard let (priority, entry) = line.first else { continue }

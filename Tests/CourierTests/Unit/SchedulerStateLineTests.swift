@@ -23,13 +23,13 @@ struct SchedulerStateLineTests {
         #expect(state.arrive(id: 0, host: "blocker", priority: .default) == true)
         var hosts: [UInt64: String] = [:]
         var tickets: [(id: UInt64, priority: RequestPriority)] = []
-        for id in UInt64(1)...2_000 {
+        for id in UInt64(1)...1_000 {
             let priority = RequestPriority.allCases[Int(id % 3)]
-            hosts[id] = "host-\(id % 500)"
+            hosts[id] = "host-\(id % 200)"
             tickets.append((id, priority))
             #expect(state.arrive(id: id, host: hosts[id]!, priority: priority) == false)
         }
-        #expect(state.waitingCount == 2_000)
+        #expect(state.waitingCount == 1_000)
         let expected = tickets.sorted { $0.priority != $1.priority ? $0.priority > $1.priority : $0.id < $1.id }.map(\.id)
         #expect(Self.drain(&state, first: "blocker", hosts: hosts) == expected)
         #expect(state.waitingCount == 0 && state.running == 0)
@@ -116,7 +116,7 @@ struct SchedulerStateLineTests {
         var hosts: [UInt64: String] = [:]
         var running: [String] = []
         var nextID: UInt64 = 0
-        for _ in 0..<6_000 {
+        for _ in 0..<4_000 {
             let roll = generator.next() % 10
             if roll < 5 || running.isEmpty {
                 nextID += 1

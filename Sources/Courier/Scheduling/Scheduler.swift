@@ -31,8 +31,11 @@ final class Scheduler: Sendable {
 
     private let locked: NIOLockedValueBox<Locked>
 
-    init(globalLimit: Int, perHostLimit: Int) {
-        locked = NIOLockedValueBox(Locked(state: SchedulerState(globalLimit: globalLimit, perHostLimit: perHostLimit)))
+    /// A scheduler with fixed per-host limits, or adaptive ones bounded by `perHostLimit`
+    /// when `adaptive` is given.
+    init(globalLimit: Int, perHostLimit: Int, adaptive: AdaptiveConcurrency? = nil) {
+        let state = SchedulerState(globalLimit: globalLimit, perHostLimit: perHostLimit, adaptive: adaptive)
+        locked = NIOLockedValueBox(Locked(state: state))
     }
 
     /// Waits for a slot for `host`; throws `CancellationError` when the task is cancelled
@@ -82,10 +85,11 @@ final class Scheduler: Sendable {
         }
     }
 
-    /// Gives back the slot taken by ``acquire(host:priority:request:)``.
-    func release(host: String) {
+    /// Gives back the slot taken by ``acquire(host:priority:request:)``; `sample`, how the
+    /// exchange went, feeds the host's adaptive limit.
+    func release(host: String, sample: AdaptiveLimit.Sample) {
         let (continuations, activity) = locked.withLockedValue { locked in
-            let started = locked.state.finish(host: host)
+            let started = locked.state.finish(host: host, sample: sample)
             var continuations: [CheckedContinuation<Void, any Error>] = []
             for ticket in started {
                 let waiter = locked.waiters.removeValue(forKey: ticket)

@@ -7,6 +7,9 @@
 /// either; a request for a free host may start ahead of requests blocked by their own host's
 /// limit.
 ///
+/// With adaptive limits, each host's limit is its own ``AdaptiveLimit``, fed by the samples
+/// ``finish(host:sample:)`` receives, and ``perHostLimit`` is only its upper bound.
+///
 /// Every operation costs O(hosts with waiting tickets) or less, amortised: each host keeps its
 /// own ``WaitingLine``; a completion looks at the finished host's line alone, or, when the
 /// global limit was full, compares the first tickets of the hosts with room; cancellations and
@@ -25,8 +28,8 @@ struct SchedulerState {
         }
     }
 
-    var globalLimit: Int
-    var perHostLimit: Int
+    let globalLimit: Int
+    let perHostLimit: Int
     private(set) var running = 0
     private(set) var runningPerHost: [String: Int] = [:]
     /// The waiting tickets by identifier; an entry of a line whose sequence differs from the
@@ -35,10 +38,23 @@ struct SchedulerState {
     /// The lines of the hosts that have waiting tickets.
     private var lines: [String: WaitingLine] = [:]
     private var nextSequence: UInt64 = 0
+    /// The limiter a host starts with; `nil` for fixed limits.
+    private let freshLimit: AdaptiveLimit?
+    /// The limiters of the hosts that have finished an exchange.
+    private var adaptiveLimits: [String: AdaptiveLimit] = [:]
 
-    init(globalLimit: Int, perHostLimit: Int) {
+    /// A state with fixed per-host limits, or adaptive ones bounded by `perHostLimit` when
+    /// `adaptive` is given.
+    init(globalLimit: Int, perHostLimit: Int, adaptive: AdaptiveConcurrency? = nil) {
         self.globalLimit = max(1, globalLimit)
         self.perHostLimit = max(1, perHostLimit)
+        freshLimit = adaptive.map { AdaptiveLimit($0, maximum: max(1, perHostLimit)) }
+    }
+
+    /// How many requests may be in flight to `host` now.
+    func limit(for host: String) -> Int {
+        guard let freshLimit else { return perHostLimit }
+        return (adaptiveLimits[host] ?? freshLimit).limit
     }
 
     /// How many tickets wait.
@@ -60,7 +76,12 @@ struct SchedulerState {
     }
 
     /// A running request for `host` finished; returns the waiting tickets that start now.
-    mutating func finish(host: String) -> [UInt64] {
+    /// With adaptive limits, `sample` tells the host's limiter how the exchange went.
+    mutating func finish(host: String, sample: AdaptiveLimit.Sample? = nil) -> [UInt64] {
+        if let sample, var limiter = adaptiveLimits[host] ?? freshLimit {
+            limiter.record(sample, inFlight: runningPerHost[host] ?? 0)
+            adaptiveLimits[host] = limiter
+        }
         // Between operations, no waiting ticket could start, so while the global limit had
         // room every waiting ticket was held by its own host's limit: only `host` can start
         // one now. Once the global limit was reached, any host with room may.
@@ -90,7 +111,7 @@ struct SchedulerState {
     }
 
     private func hasRoom(for host: String) -> Bool {
-        running < globalLimit && (runningPerHost[host] ?? 0) < perHostLimit
+        running < globalLimit && (runningPerHost[host] ?? 0) < limit(for: host)
     }
 
     private mutating func start(_ host: String) {

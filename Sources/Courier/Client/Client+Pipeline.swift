@@ -134,13 +134,14 @@ extension Client {
             let origin = RedirectStateMachine.origin(of: current.url)
             try await scheduler.acquire(host: origin, priority: current.priority, request: current.id)
             var response: Response
+            let sent = ContinuousClock.now
             do {
                 response = try await transport.send(current, deadline: deadline)
             } catch {
-                scheduler.release(host: origin)
+                scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .init(failure: error)))
                 throw error
             }
-            scheduler.release(host: origin)
+            scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .response(status: response.status)))
             switch try redirects.next(status: response.status, location: response.headers["Location"], request: current) {
             case .deliver:
                 response.redirects = redirects.hops

@@ -37,7 +37,8 @@ public final class Client: Sendable {
         self.ownsTransport = ownsTransport
         self.scheduler = Scheduler(
             globalLimit: configuration.maximumConcurrentRequests,
-            perHostLimit: configuration.maximumConcurrentRequestsPerHost
+            perHostLimit: configuration.maximumConcurrentRequestsPerHost,
+            adaptive: configuration.adaptiveConcurrency
         )
     }
 

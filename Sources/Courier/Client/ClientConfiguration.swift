@@ -46,7 +46,12 @@ public struct ClientConfiguration: Sendable {
     /// The most requests in flight at once; more wait in priority order. 64 by default.
     public var maximumConcurrentRequests: Int
     /// The most requests in flight to one origin (scheme, host, port) at once; 6 by default.
+    /// With ``adaptiveConcurrency``, the upper bound of each origin's adaptive limit.
     public var maximumConcurrentRequestsPerHost: Int
+    /// Adapts each origin's limit to its latency and errors, up to
+    /// ``maximumConcurrentRequestsPerHost``; `nil`, the default, keeps every origin's limit at
+    /// that maximum.
+    public var adaptiveConcurrency: AdaptiveConcurrency?
     /// When failed requests are sent again; never, by default.
     public var retryPolicy: RetryPolicy
     /// The clock retries wait on; tests pass one that does not really sleep.
@@ -69,6 +74,7 @@ public struct ClientConfiguration: Sendable {
         self.jsonDecoder = JSONDecoder()
         self.maximumConcurrentRequests = 64
         self.maximumConcurrentRequestsPerHost = 6
+        self.adaptiveConcurrency = nil
         self.retryPolicy = .none
         self.clock = ContinuousClock()
     }

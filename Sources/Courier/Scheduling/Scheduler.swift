@@ -14,17 +14,28 @@ final class Scheduler: Sendable {
         var waiters: [UInt64: Waiter] = [:]
         /// The ticket a request is waiting with, for priority changes.
         var ticketsByRequest: [RequestID: UInt64] = [:]
+        /// The request a waiting ticket belongs to: the reverse of ``ticketsByRequest``.
+        var requestsByTicket: [UInt64: RequestID] = [:]
         var nextTicket: UInt64 = 0
         var observers: [UInt64: AsyncStream<Activity>.Continuation] = [:]
         var nextObserver: UInt64 = 0
 
-        var activity: Activity { Activity(waiting: state.waiting.count, inFlight: state.running) }
+        var activity: Activity { Activity(waiting: state.waitingCount, inFlight: state.running) }
+
+        /// Forgets which request `ticket` belonged to, once it no longer waits.
+        mutating func forget(ticket: UInt64) {
+            guard let request = requestsByTicket.removeValue(forKey: ticket), ticketsByRequest[request] == ticket else { return }
+            ticketsByRequest[request] = nil
+        }
     }
 
     private let locked: NIOLockedValueBox<Locked>
 
-    init(globalLimit: Int, perHostLimit: Int) {
-        locked = NIOLockedValueBox(Locked(state: SchedulerState(globalLimit: globalLimit, perHostLimit: perHostLimit)))
+    /// A scheduler with fixed per-host limits, or adaptive ones bounded by `perHostLimit`
+    /// when `adaptive` is given.
+    init(globalLimit: Int, perHostLimit: Int, adaptive: AdaptiveConcurrency? = nil) {
+        let state = SchedulerState(globalLimit: globalLimit, perHostLimit: perHostLimit, adaptive: adaptive)
+        locked = NIOLockedValueBox(Locked(state: state))
     }
 
     /// Waits for a slot for `host`; throws `CancellationError` when the task is cancelled
@@ -37,6 +48,7 @@ final class Scheduler: Sendable {
             if !startsNow {
                 locked.waiters[ticket] = Waiter()
                 locked.ticketsByRequest[request] = ticket
+                locked.requestsByTicket[ticket] = request
             }
             return (ticket, startsNow, locked.activity)
         }
@@ -59,7 +71,7 @@ final class Scheduler: Sendable {
         } onCancel: {
             let (continuation, activity): (CheckedContinuation<Void, any Error>?, Activity?) = locked.withLockedValue { locked in
                 guard locked.state.cancel(id: ticket), var waiter = locked.waiters[ticket] else { return (nil, nil) }
-                locked.ticketsByRequest[request] = nil
+                locked.forget(ticket: ticket)
                 if let continuation = waiter.continuation {
                     locked.waiters[ticket] = nil
                     return (continuation, locked.activity)
@@ -73,17 +85,16 @@ final class Scheduler: Sendable {
         }
     }
 
-    /// Gives back the slot taken by ``acquire(host:priority:request:)``.
-    func release(host: String) {
+    /// Gives back the slot taken by ``acquire(host:priority:request:)``; `sample`, how the
+    /// exchange went, feeds the host's adaptive limit.
+    func release(host: String, sample: AdaptiveLimit.Sample) {
         let (continuations, activity) = locked.withLockedValue { locked in
-            let started = locked.state.finish(host: host)
+            let started = locked.state.finish(host: host, sample: sample)
             var continuations: [CheckedContinuation<Void, any Error>] = []
             for ticket in started {
                 let waiter = locked.waiters.removeValue(forKey: ticket)
                 if let continuation = waiter?.continuation { continuations.append(continuation) }
-                if let request = locked.ticketsByRequest.first(where: { $0.value == ticket })?.key {
-                    locked.ticketsByRequest[request] = nil
-                }
+                locked.forget(ticket: ticket)
             }
             return (continuations, locked.activity)
         }

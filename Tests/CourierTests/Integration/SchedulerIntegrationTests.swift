@@ -11,6 +11,9 @@ final class CountingTransport: Transport {
 
     var most: Int { counts.withLockedValue { $0.most } }
 
+    /// Starts counting the most exchanges in flight at once afresh.
+    func resetMost() { counts.withLockedValue { $0.most = $0.now } }
+
     func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
         counts.withLockedValue { $0.now += 1; $0.most = max($0.most, $0.now) }
         defer { counts.withLockedValue { $0.now -= 1 } }
@@ -23,11 +26,13 @@ final class CountingTransport: Transport {
 @Suite("Scheduler against the in-process server")
 struct SchedulerIntegrationTests {
     static func withScheduledClient<T>(
-        global: Int = 64, perHost: Int, _ body: (Client, CountingTransport) async throws -> T
+        global: Int = 64, perHost: Int, adaptive: AdaptiveConcurrency? = nil,
+        _ body: (Client, CountingTransport) async throws -> T
     ) async throws -> T {
         var configuration = ClientConfiguration()
         configuration.maximumConcurrentRequests = global
         configuration.maximumConcurrentRequestsPerHost = perHost
+        configuration.adaptiveConcurrency = adaptive
         let transport = CountingTransport()
         let client = Client(configuration: configuration, transport: transport, ownsTransport: true)
         do {

@@ -48,7 +48,9 @@ struct BatchCommand: AsyncParsableCommand {
         configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, concurrency)
 
         var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
-        for (index, item) in items.enumerated() { batch.add(request(for: item, index: index)) }
+        // Each request is made when its turn comes, so that 20,000 of them cost little memory.
+        let (json, fail) = (report == .json, fail)
+        batch.add(count: items.count) { index in Self.request(for: items[index], index: index, json: json, fail: fail) }
 
         let progress = ProgressLine(output: out)
         let results: BatchResults
@@ -84,16 +86,14 @@ struct BatchCommand: AsyncParsableCommand {
         // In settle mode, the first failure in the file's order speaks for the batch.
         if let (index, error) = firstFailure {
             let failed = results.failedIndices.count
-            out.error("courier: \(failed) of \(results.count) requests failed; the first, request \(index): \(error)")
             let status = (error as? CourierError).map { error in
                 error.kind == .validationFailed ? ExitStatus.httpError : ExitStatus(error.kind)
             } ?? .failure
-            throw CommandFailure(status, "request \(index) failed")
+            throw CommandFailure(status, "\(failed) of \(results.count) requests failed; the first, request \(index): \(error)")
         }
     }
 
-    private func request(for item: BatchItem, index: Int) -> Request<String> {
-        let json = report == .json
+    private static func request(for item: BatchItem, index: Int, json: Bool, fail: Bool) -> Request<String> {
         var request = Request<String>(path: item.url) { response, _ in
             json
                 ? Report.jsonLine(for: response, index: index)

@@ -47,6 +47,7 @@ struct BatchCommandTests {
             #expect(error["kind"] as? String == "connectionFailed")
             #expect(objects[3]["url"] as? String == refused)
             #expect(run.stderr.hasPrefix("courier: 1 of 4 requests failed; the first, request 3:"))
+            #expect(run.stderr.split(separator: "\n").count == 1, "one line on stderr per failure")
             #expect(server.receivedRequests.count == 3)
         }
     }

@@ -27,8 +27,17 @@ public struct Batch: Sendable {
     public var mode: Mode
     /// The most requests of this batch in flight at once; the client's own limits apply too.
     public var maximumConcurrency: Int
-    /// The requests, as operations that return the decoded value.
-    var operations: [@Sendable (Client) async throws -> any Sendable] = []
+    /// Runs of consecutive requests, in order.
+    private(set) var segments: [Segment] = []
+    /// The number of requests in the batch.
+    public private(set) var count = 0
+
+    /// Consecutive requests made by one operation, which sends the request at an offset
+    /// within the run and returns its decoded value.
+    struct Segment: Sendable {
+        let count: Int
+        let send: @Sendable (Client, Int) async throws -> any Sendable
+    }
 
     /// Creates an empty batch.
     ///
@@ -40,14 +49,35 @@ public struct Batch: Sendable {
         self.maximumConcurrency = maximumConcurrency
     }
 
-    /// The number of requests in the batch.
-    public var count: Int { operations.count }
-
     /// Adds `request` and returns the entry that reads its result.
     @discardableResult
     public mutating func add<Value>(_ request: Request<Value>) -> BatchEntry<Value> {
-        operations.append { client in try await client.send(request) }
-        return BatchEntry(index: operations.count - 1)
+        segments.append(Segment(count: 1) { client, _ in try await client.send(request) })
+        count += 1
+        return BatchEntry(index: count - 1)
+    }
+
+    /// Adds `count` requests, each made by `makeRequest` from its position among them (0 to
+    /// `count - 1`) only when its turn to start comes, and returns their entries in order.
+    ///
+    /// A batch of many thousands of requests built this way holds no more requests than it has
+    /// in flight:
+    ///
+    /// ```swift
+    /// var batch = Batch(mode: .settle, maximumConcurrency: 16)
+    /// let pages = batch.add(count: 20_000) { Request<Data>(path: "/pages/\($0)") }
+    /// let results = try await client.run(batch)
+    /// let first = try results.value(for: pages[0])
+    /// ```
+    @discardableResult
+    public mutating func add<Value>(
+        count: Int, _ makeRequest: @escaping @Sendable (Int) -> Request<Value>
+    ) -> [BatchEntry<Value>] {
+        guard count > 0 else { return [] }
+        let start = self.count
+        segments.append(Segment(count: count) { client, offset in try await client.send(makeRequest(offset)) })
+        self.count += count
+        return (start..<start + count).map { BatchEntry(index: $0) }
     }
 
     /// Adds the request an endpoint describes and returns the entry that reads its result.

@@ -34,8 +34,7 @@ extension Client {
     private func execute(
         _ batch: Batch, progress: (@Sendable (BatchProgress) -> Void)?
     ) async -> (outcomes: [Result<any Sendable, any Error>], firstFailure: Int?) {
-        let operations = batch.operations
-        let total = operations.count
+        let total = batch.count
         let width = max(1, batch.maximumConcurrency)
         var outcomes = [Result<any Sendable, any Error>?](repeating: nil, count: total)
         var firstFailure: Int?
@@ -44,15 +43,23 @@ extension Client {
 
         await withTaskGroup(of: (Int, Result<any Sendable, any Error>).self) { group in
             var next = 0
+            var segments = batch.segments.makeIterator()
+            var segment: Batch.Segment?
+            var offset = 0
             func startNext() -> Bool {
                 let stopped = batch.mode == .failFast && firstFailure != nil
                 guard next < total, !stopped, !Task.isCancelled else { return false }
+                if segment == nil || offset == segment!.count {
+                    segment = segments.next()
+                    offset = 0
+                }
                 let index = next
-                let operation = operations[index]
+                let (send, position) = (segment!.send, offset)
                 next += 1
+                offset += 1
                 group.addTask {
                     do {
-                        return (index, .success(try await operation(self)))
+                        return (index, .success(try await send(self, position)))
                     } catch {
                         return (index, .failure(error))
                     }

@@ -127,6 +127,36 @@ struct BatchIntegrationTests {
         }
     }
 
+    @Test func generatedRequestsAreMadeOnlyWhenTheirTurnComes() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let made = NIOLockedValueBox<[Int]>([])
+                var batch = Batch(mode: .settle, maximumConcurrency: 3)
+                let first = batch.add(Request<String>(path: "/base64/Zmlyc3Q="))
+                let pages = batch.add(count: 10) { offset in
+                    made.withLockedValue { $0.append(offset) }
+                    return Request<Echo>(path: "/anything/page/\(offset)")
+                }
+                #expect(batch.count == 11 && pages.map(\.index) == Array(1...10))
+                #expect(made.withLockedValue { $0 }.isEmpty, "nothing is made before the batch runs")
+                let results = try await client.run(batch)
+                #expect(try results.value(for: first) == "first")
+                #expect(try results.value(for: pages[9]).url.hasSuffix("/anything/page/9"))
+                #expect(made.withLockedValue { $0 } == Array(0..<10))
+
+                // A fail-fast batch that stops early never makes the requests it did not reach.
+                made.withLockedValue { $0 = [] }
+                var stopping = Batch(mode: .failFast, maximumConcurrency: 2)
+                stopping.add(count: 50) { offset in
+                    made.withLockedValue { $0.append(offset) }
+                    return Request<Data>(path: offset == 0 ? "/status/500" : "/delay/10?generated=\(offset)")
+                }
+                await #expect(throws: BatchError.self) { try await client.run(stopping) }
+                #expect(made.withLockedValue { $0 } == [0, 1])
+            }
+        }
+    }
+
     @Test func emptyBatchSucceedsAtOnce() async throws {
         try await withClient(nil) { client in
             let results = try await client.run(Batch())

@@ -86,6 +86,12 @@ struct CodeSamplesTests {
                 let bytes = try results.value(for: avatar)
                 #expect(name == "Ada" && !bytes.isEmpty)
 
+                var many = Batch(mode: .settle, maximumConcurrency: 16)
+                let pages = many.add(count: 40) { Request<Data>(path: "/pages/\($0)") }
+                let pageResults = try await client.run(many)
+                let first = try pageResults.value(for: pages[0])
+                #expect(String(decoding: first, as: UTF8.self).contains("/anything/pages/0"))
+
                 let chain = Chain { history in
                     switch history.count {
                     case 0:

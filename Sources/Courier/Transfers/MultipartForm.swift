@@ -67,6 +67,8 @@ public struct MultipartForm: Sendable {
     /// Appends a file from disk, read in pieces while the request is sent.
     ///
     /// - Parameters:
+    ///   - url: the file's URL (a `file:` URL).
+    ///   - name: the field name.
     ///   - filename: the name the server sees; by default the file's own name.
     ///   - contentType: the media type; by default guessed from the file name's extension
     ///     (`application/octet-stream` when it is unknown).
@@ -78,8 +80,12 @@ public struct MultipartForm: Sendable {
 
     /// Appends bytes held in memory, as a file when `filename` is given.
     ///
-    /// - Parameter contentType: the media type; by default guessed from `filename`'s
-    ///   extension, else `application/octet-stream`.
+    /// - Parameters:
+    ///   - data: the part's content.
+    ///   - name: the field name.
+    ///   - filename: the name the server sees, or `nil` for none.
+    ///   - contentType: the media type; by default guessed from `filename`'s extension, else
+    ///     `application/octet-stream`.
     public mutating func addData(_ data: Data, named name: String, filename: String? = nil, contentType: String? = nil) {
         let type = contentType ?? filename.map(MediaTypes.type(forFilename:)) ?? MediaTypes.fallback
         parts.append(Part(name: name, filename: filename, contentType: type, content: .data(data)))

@@ -6,6 +6,10 @@ enum Multipart {
         var name: String
         /// The `filename` parameter of `Content-Disposition`, if any.
         var filename: String?
+        /// The `filename*` parameter of `Content-Disposition` (RFC 8187), decoded, if any.
+        var extendedFilename: String?
+        /// The `Content-Disposition` value as received.
+        var disposition: String
         /// The part's `Content-Type`, if any.
         var contentType: String?
         /// The part's content.
@@ -74,9 +78,18 @@ enum Multipart {
         return Part(
             name: name,
             filename: self.parameter("filename", in: disposition),
+            extendedFilename: self.parameter("filename*", in: disposition).flatMap(self.decodeExtendedValue),
+            disposition: disposition,
             contentType: contentType,
             content: Array(bytes[contentStart...])
         )
+    }
+
+    /// Decodes an RFC 8187 value, `UTF-8'language'percent-encoded-text`; `nil` for another charset.
+    static func decodeExtendedValue(_ value: String) -> String? {
+        let pieces = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+        guard pieces.count == 3, pieces[0].lowercased() == "utf-8" else { return nil }
+        return URLEncoding.percentDecode(pieces[2])
     }
 
     /// Splits a header value at `;` outside quoted strings.

@@ -20,6 +20,9 @@ import NIOPosix
 ///   `/stream/N`, `/range/N?seed=&etag=&last_modified=&chunk_delay=`.
 /// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer`, `/response-headers?...`,
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
+/// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
+///   types and contents.
+/// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
 ///
 /// Call ``shutdown()`` when done; it closes the listener and every open connection.
 public final class TestServer: Sendable {

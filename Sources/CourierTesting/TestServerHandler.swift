@@ -19,6 +19,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
+    private var sink: BodySink?
 
     private var activeSource: (any ResponseBodySource)?
     private var closeAfterResponse = false
@@ -34,14 +35,22 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             self.requestHead = head
-            self.requestBody = context.channel.allocator.buffer(capacity: 0)
             self.requestBodyTooLarge = false
+            if BodySink.accepts(head) {
+                self.sink = BodySink()
+                self.requestBody = nil
+            } else {
+                self.sink = nil
+                self.requestBody = context.channel.allocator.buffer(capacity: 0)
+            }
             if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 let interim = HTTPResponseHead(version: head.version, status: .continue)
                 context.writeAndFlush(self.wrapOutboundOut(.head(interim)), promise: nil)
             }
         case .body(var chunk):
-            if (self.requestBody?.readableBytes ?? 0) + chunk.readableBytes > Self.maximumBodySize {
+            if let sink = self.sink {
+                sink.consume(chunk)
+            } else if (self.requestBody?.readableBytes ?? 0) + chunk.readableBytes > Self.maximumBodySize {
                 self.requestBodyTooLarge = true
                 self.requestBody?.clear()
             } else if !self.requestBodyTooLarge {
@@ -50,9 +59,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head = self.requestHead else { return }
             let body = self.requestBody.map { Array($0.readableBytesView) } ?? []
+            let sinkResponse = self.sink?.response()
             self.requestHead = nil
             self.requestBody = nil
-            self.handle(context: context, head: head, body: body)
+            self.sink = nil
+            self.handle(context: context, head: head, body: body, response: sinkResponse)
         }
     }
 
@@ -76,7 +87,9 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    private func handle(context: ChannelHandlerContext, head: HTTPRequestHead, body: [UInt8]) {
+    /// Records and answers a request; `response`, when given, is the answer already decided
+    /// (the sink's), else the route's.
+    private func handle(context: ChannelHandlerContext, head: HTTPRequestHead, body: [UInt8], response: TestResponse? = nil) {
         let count = self.log.append(RecordedRequest(head: head, body: body))
         let request = TestRequest(
             head: head,
@@ -87,9 +100,10 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             sameURICount: count.sameURI
         )
         let response =
-            self.requestBodyTooLarge
-            ? TestResponse.error(.payloadTooLarge, "request body too large")
-            : TestServerRoutes.response(for: request)
+            response
+            ?? (self.requestBodyTooLarge
+                ? TestResponse.error(.payloadTooLarge, "request body too large")
+                : TestServerRoutes.response(for: request))
         if response.delay > .zero {
             self.pendingTask = context.eventLoop.assumeIsolated().scheduleTask(in: response.delay) {
                 self.pendingTask = nil

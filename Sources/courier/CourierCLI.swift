@@ -16,29 +16,37 @@ struct CourierCLI: AsyncParsableCommand {
         Foundation.exit(status)
     }
 
+    /// The command line being run, for options whose relative order matters (`--form` and
+    /// `--file`).
+    @TaskLocal static var arguments: [String] = []
+
     /// Parses and runs a command line; returns the process exit status.
     static func run(_ arguments: [String], output: Output) async -> Int32 {
         await Output.$current.withValue(output) {
-            do {
-                var command = try parseAsRoot(arguments)
-                if var command = command as? any AsyncParsableCommand {
-                    try await command.run()
-                } else {
-                    try command.run()
-                }
-                return ExitStatus.success.rawValue
-            } catch let failure as CommandFailure {
-                output.error("courier: \(failure.message)")
-                return failure.status.rawValue
-            } catch {
-                let code = exitCode(for: error)
-                if code == .success {
-                    output.write(fullMessage(for: error) + "\n")
-                    return ExitStatus.success.rawValue
-                }
-                output.error("courier: \(message(for: error))")
-                return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
+            await $arguments.withValue(arguments) { await runParsed(arguments, output: output) }
+        }
+    }
+
+    private static func runParsed(_ arguments: [String], output: Output) async -> Int32 {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
             }
+            return ExitStatus.success.rawValue
+        } catch let failure as CommandFailure {
+            output.error("courier: \(failure.message)")
+            return failure.status.rawValue
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                output.write(fullMessage(for: error) + "\n")
+                return ExitStatus.success.rawValue
+            }
+            output.error("courier: \(message(for: error))")
+            return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
         }
     }
 }

@@ -27,8 +27,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "A JSON body: TEXT, or @PATH to read a file.")
     var json: String?
 
-    @Option(name: .customLong("form"), help: "A form field, name=value (repeatable; sent as application/x-www-form-urlencoded).")
+    @Option(name: .customLong("form"), help: "A form field, name=value (repeatable; sent as application/x-www-form-urlencoded, or as a multipart field with --file).")
     var formFields: [String] = []
+
+    @Option(name: .customLong("file"), help: "A file to upload, name=@PATH[;type=MIME][;filename=NAME] (repeatable; makes the body multipart/form-data, with any --form fields, in command-line order).")
+    var files: [String] = []
 
     @OptionGroup var client: ClientOptions
 

@@ -34,9 +34,10 @@ struct FetchPlan {
     }
 
     private func body() throws -> RequestBody? {
-        let given = [command.data != nil, command.json != nil, !command.formFields.isEmpty].filter { $0 }.count
+        let isForm = !command.formFields.isEmpty || !command.files.isEmpty
+        let given = [command.data != nil, command.json != nil, isForm].filter { $0 }.count
         guard given <= 1 else {
-            throw CommandFailure(.invalidInput, "use only one of --data, --json and --form")
+            throw CommandFailure(.invalidInput, "use only one of --data, --json and --form/--file")
         }
         if let data = command.data {
             return .data(try read(data, option: "--data"))
@@ -44,13 +45,18 @@ struct FetchPlan {
         if let json = command.json {
             return .data(try read(json, option: "--json"), contentType: "application/json")
         }
-        if !command.formFields.isEmpty {
-            return .form(try command.formFields.map { field in
-                guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
-                    throw CommandFailure(.invalidInput, "--form \(field) is not name=value")
-                }
-                return (String(field[..<equals]), String(field[field.index(after: equals)...]))
-            })
+        let fields = try command.formFields.map { field in
+            guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+                throw CommandFailure(.invalidInput, "--form \(field) is not name=value")
+            }
+            return (name: String(field[..<equals]), value: String(field[field.index(after: equals)...]))
+        }
+        if !command.files.isEmpty {
+            let files = try command.files.map { text throws(CommandFailure) in try MultipartOptions.FileField(text) }
+            return try MultipartOptions(formFields: fields, files: files, arguments: CourierCLI.arguments).body()
+        }
+        if !fields.isEmpty {
+            return .form(fields.map { ($0.name, $0.value) })
         }
         return nil
     }

@@ -2,7 +2,10 @@ import Foundation
 
 extension Client {
     /// Resolves a request against the configuration: URL, parameters, headers, limits.
-    func makeHTTPRequest<Value>(_ request: Request<Value>, id: RequestID) throws(CourierError) -> HTTPRequest {
+    ///
+    /// - Parameter progress: counts the body's bytes as they are sent; by default, one that
+    ///   calls the request's ``Request/uploadProgress``, if it has one.
+    func makeHTTPRequest<Value>(_ request: Request<Value>, id: RequestID, progress: ProgressReporter? = nil) throws(CourierError) -> HTTPRequest {
         var base = configuration.baseURL
         if request.usesCDN {
             guard let cdn = configuration.cdnURL else {
@@ -28,6 +31,7 @@ extension Client {
                 queryPairs += parameters.flattenedPairs.map { ($0.0, Optional($0.1)) }
             }
         }
+        body?.progressReporter = progress ?? request.uploadProgress.map { ProgressReporter(callback: $0) }
         let url = try URLBuilder.url(path: request.path, base: base, queryPairs: queryPairs)
         var headers = request.headers
         headers.addMissing(from: configuration.defaultHeaders)

@@ -58,11 +58,12 @@ extension Client {
     }
 
     func perform<Value>(
-        _ request: Request<Value>, id: RequestID, state: NIOLockedValueBox<RequestState>?, decodes: Bool = true
+        _ request: Request<Value>, id: RequestID, state: NIOLockedValueBox<RequestState>?, decodes: Bool = true,
+        progress: ProgressReporter? = nil
     ) async throws -> (value: Value?, response: Response) {
         let decoder = configuration.jsonDecoder
         return try await perform(id: id, state: state, validators: request.validators, retryPolicy: request.retryPolicy) { () throws(CourierError) in
-            try makeHTTPRequest(request, id: id)
+            try makeHTTPRequest(request, id: id, progress: progress)
         } finish: { response in
             guard decodes else { return (nil, response) }
             do {

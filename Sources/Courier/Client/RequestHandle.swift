@@ -10,13 +10,31 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     private let task: Task<Value, any Error>
     private let stateBox: NIOLockedValueBox<RequestState>
     private let scheduler: Scheduler
+    private let progress: ProgressReporter
 
-    init(id: RequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>, scheduler: Scheduler) {
+    init(
+        id: RequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>,
+        scheduler: Scheduler, progress: ProgressReporter
+    ) {
         self.id = id
         self.stateBox = stateBox
         self.task = task
         self.scheduler = scheduler
+        self.progress = progress
     }
+
+    /// The progress of the request's body as it is sent, throttled like
+    /// ``Request/uploadProgress``: the latest value first, if there is one, then each new
+    /// one; the sequence ends when the request ends. Each access returns a new sequence.
+    ///
+    /// ```swift
+    /// let handle = client.start(upload)
+    /// for await progress in handle.uploadProgress {
+    ///     print("\(Int((progress.fractionCompleted ?? 0) * 100)) %")
+    /// }
+    /// let response = try await handle.value
+    /// ```
+    public var uploadProgress: AsyncStream<TransferProgress> { progress.updates() }
 
     /// Changes the request's priority while it waits for a slot; it then starts before
     /// waiting requests of lower priority. No effect once it is in flight.
@@ -50,9 +68,11 @@ extension Client {
     ) -> RequestHandle<Value> {
         let id = RequestID()
         let state = NIOLockedValueBox(RequestState.ready)
+        let progress = ProgressReporter(callback: request.uploadProgress)
         let task = Task {
+            defer { progress.finish() }
             do {
-                let value = try await self.perform(request, id: id, state: state).value!
+                let value = try await self.perform(request, id: id, state: state, progress: progress).value!
                 completion(id, .success(value))
                 return value
             } catch {
@@ -60,7 +80,7 @@ extension Client {
                 throw error
             }
         }
-        return RequestHandle(id: id, stateBox: state, task: task, scheduler: scheduler)
+        return RequestHandle(id: id, stateBox: state, task: task, scheduler: scheduler, progress: progress)
     }
 }
 

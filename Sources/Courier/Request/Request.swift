@@ -51,6 +51,11 @@ public struct Request<Value: Sendable>: Sendable {
     public var tag: Int?
     /// Free-form information carried to interceptors and event hooks.
     public var userInfo: [String: String] = [:]
+    /// Called as the body is sent, with the bytes the transport has taken so far and the
+    /// body's length; throttled to about every 100 ms or 1 %, and always called with the last
+    /// value. When a redirect or a retry sends the body again, the count starts again from
+    /// zero. Calls come one at a time from the task that sends the body: keep them short.
+    public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
 
     let decode: @Sendable (Response, JSONDecoder) throws -> Value
 
@@ -83,6 +88,7 @@ public struct Request<Value: Sendable>: Sendable {
         other.retryPolicy = retryPolicy
         other.tag = tag
         other.userInfo = userInfo
+        other.uploadProgress = uploadProgress
         return other
     }
 }

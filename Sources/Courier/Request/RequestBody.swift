@@ -21,6 +21,10 @@ public struct RequestBody: Sendable {
     public var contentType: String?
     /// The length in bytes, when known before sending (it becomes `Content-Length`).
     public let length: Int64?
+    /// Counts the bytes a streamed body has read but not yet handed over (multipart bodies).
+    var bufferGauge: BufferGauge?
+    /// Told of every piece the transport takes, when someone watches the upload.
+    var progressReporter: ProgressReporter?
 
     init(content: Content, contentType: String?, length: Int64?) {
         self.content = content

@@ -96,21 +96,23 @@ public final class AsyncHTTPClientTransport: Transport {
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
         var body: HTTPClient.Body?
-        switch request.body?.content {
-        case .none:
-            body = nil
-        case .bytes(let data)?:
-            body = .bytes(data)
-        case .stream(let makeStream)?:
-            let loop = client.eventLoopGroup.any()
-            body = .stream(contentLength: request.body?.length) { writer in
-                let promise = loop.makePromise(of: Void.self)
-                promise.completeWithTask {
-                    for try await chunk in makeStream() {
-                        try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+        if let requestBody = request.body {
+            if !requestBody.isStreamed, let data = requestBody.bytes {
+                body = .bytes(data)
+            } else {
+                // Each piece is taken from the body only once the previous one is written
+                // (or queued while the connection is writable), so a body read from disk
+                // never piles up in memory.
+                let loop = client.eventLoopGroup.any()
+                body = .stream(contentLength: requestBody.length) { writer in
+                    let promise = loop.makePromise(of: Void.self)
+                    promise.completeWithTask {
+                        for try await chunk in requestBody.chunks() {
+                            try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+                        }
                     }
+                    return promise.futureResult
                 }
-                return promise.futureResult
             }
         }
         do {

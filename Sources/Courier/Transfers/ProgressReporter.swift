@@ -1,0 +1,91 @@
+import NIOConcurrencyHelpers
+
+/// Turns the bytes a transfer moves into throttled ``TransferProgress`` values, for a callback
+/// and for any number of async sequences.
+///
+/// A transfer that starts again (a redirect or a retry sending the body again) starts again
+/// from zero. ``finish()`` ends the sequences when the request is over.
+final class ProgressReporter: Sendable {
+    private struct State: Sendable {
+        var throttle = ProgressThrottle()
+        var current = TransferProgress(completedBytes: 0, totalBytes: nil)
+        var latest: TransferProgress?
+        var subscribers: [Int: AsyncStream<TransferProgress>.Continuation] = [:]
+        var nextSubscriber = 0
+        var isFinished = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let callback: (@Sendable (TransferProgress) -> Void)?
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(
+        callback: (@Sendable (TransferProgress) -> Void)? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.callback = callback
+        self.now = now
+    }
+
+    /// A transfer of `total` bytes (`nil` when unknown) starts, from zero.
+    func begin(total: Int64?) {
+        update(isFinal: false) { state in
+            state.throttle.reset()
+            state.current = TransferProgress(completedBytes: 0, totalBytes: total)
+        }
+    }
+
+    /// `count` more bytes were transferred.
+    func advance(by count: Int) {
+        update(isFinal: false) { $0.current.completedBytes += Int64(count) }
+    }
+
+    /// The transfer has moved its last byte.
+    func end() {
+        update(isFinal: true) { _ in }
+    }
+
+    /// The request is over: every sequence ends after the values it holds.
+    func finish() {
+        let subscribers = state.withLockedValue { state in
+            state.isFinished = true
+            defer { state.subscribers = [:] }
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    /// The values from now on, starting with the latest one if there is one; the sequence
+    /// ends when the request is over.
+    func updates() -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = state.withLockedValue { state -> Int? in
+            if let latest = state.latest { continuation.yield(latest) }
+            guard !state.isFinished else { return nil }
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLockedValue { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func update(isFinal: Bool, _ change: (inout State) -> Void) {
+        let instant = now()
+        let delivery = state.withLockedValue { state -> (TransferProgress, [AsyncStream<TransferProgress>.Continuation])? in
+            change(&state)
+            guard state.throttle.admits(state.current, at: instant, isFinal: isFinal) else { return nil }
+            state.latest = state.current
+            return (state.current, Array(state.subscribers.values))
+        }
+        guard let (progress, subscribers) = delivery else { return }
+        callback?(progress)
+        for subscriber in subscribers { subscriber.yield(progress) }
+    }
+}

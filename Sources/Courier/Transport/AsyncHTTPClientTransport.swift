@@ -63,13 +63,17 @@ public final class AsyncHTTPClientTransport: Transport {
             request: ahcRequest, delegate: delegate, eventLoop: affinity.preference(),
             deadline: nioDeadline, logger: logger
         )
-        let collected: CollectedResponse
+        var collected: CollectedResponse
         do {
             collected = try await withTaskCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
                 task.cancel()
             }
+        } catch let error as HTTPClientError where error == .requestStreamCancelled && delegate.earlyResponse != nil {
+            // A 3xx-or-later response that ended before the request body did (a redirect or a
+            // rejection sent as soon as the body was read) is a response, not a failure.
+            collected = delegate.earlyResponse!
         } catch {
             throw AsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
         }
@@ -107,8 +111,18 @@ public final class AsyncHTTPClientTransport: Transport {
                 body = .stream(contentLength: requestBody.length) { writer in
                     let promise = loop.makePromise(of: Void.self)
                     promise.completeWithTask {
-                        for try await chunk in requestBody.chunks() {
-                            try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+                        // The body is read one piece ahead: a body that fails its own checks at
+                        // the end (a file that changed while it was read) fails before its last
+                        // piece is written, so the server never receives a complete-looking
+                        // body; and the end is signalled right behind the last piece.
+                        var pieces = requestBody.chunks().makeAsyncIterator()
+                        var current = try await pieces.next()
+                        while let piece = current {
+                            let following = try await pieces.next()
+                            let written = writer.write(.byteBuffer(ByteBuffer(bytes: piece)))
+                            guard following != nil else { return }
+                            try await written.get()
+                            current = following
                         }
                     }
                     return promise.futureResult
@@ -239,6 +253,14 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked S
     }
 
     func didReceiveError(task: HTTPClient.Task<CollectedResponse>, _ error: any Error) {}
+
+    /// The response so far when it is 3xx or later. AsyncHTTPClient ends such a request as soon
+    /// as the response has ended, and fails it with `requestStreamCancelled` if the request body
+    /// signals its own end afterwards; by then every part of the response was delivered here.
+    var earlyResponse: CollectedResponse? {
+        guard let head, head.status.code >= 300 else { return nil }
+        return CollectedResponse(head: head, body: body, firstByte: firstByte)
+    }
 
     func didFinishRequest(task: HTTPClient.Task<CollectedResponse>) throws -> CollectedResponse {
         guard let head else { throw HTTPClientError.remoteConnectionClosed }

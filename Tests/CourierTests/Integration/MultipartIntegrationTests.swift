@@ -137,6 +137,24 @@ struct MultipartIntegrationTests {
         }
     }
 
+    @Test func aRejectionSentBeforeTheBodyIsReadIsDeliveredAsAResponse() async throws {
+        // The server answers 413 as soon as it has the request head and reads nothing more.
+        let rejection = Array("HTTP/1.1 413 Content Too Large\r\nContent-Length: 8\r\nContent-Type: text/plain\r\n\r\ntoo much".utf8)
+        let server = try await FaultServer.start(.raw(rejection))
+        var form = MultipartForm()
+        form.addData(Data(repeating: 7, count: 8 << 20), named: "upload", filename: "big.bin")
+        let body = try RequestBody.multipart(form)
+        let error = await courierError {
+            try await withClient(nil) { client in
+                _ = try await client.send(Request<Data>(method: .post, path: server.url.absoluteString, body: body))
+            }
+        }
+        try await server.shutdown()
+        #expect(error?.kind == .validationFailed)
+        #expect(error?.response?.status == 413)
+        #expect(error?.response.map { String(decoding: $0.body, as: UTF8.self) } == "too much")
+    }
+
     @Test func aRedirectThatKeepsTheBodyReadsTheFileAgain() async throws {
         try await withTemporaryFolder { folder in
             let file = folder.appendingPathComponent("data.bin")

@@ -55,6 +55,9 @@ enum BodyStep {
     case pause(TimeAmount)
     /// The body is complete.
     case end
+    /// Flush what was written, then close the connection: the response ends early, as when a
+    /// network drops.
+    case abort
 }
 
 /// Produces a streamed response body on the connection's event loop. Implementations must be finite.
@@ -97,26 +100,30 @@ final class GeneratedBytesSource: ResponseBodySource {
     private let chunkSize: Int
     private let chunkDelay: TimeAmount
     private var pauseNext = false
+    private let abortAt: Int?
 
     /// - Parameters:
     ///   - range: the byte offsets of the resource to send.
     ///   - chunkSize: size of each written chunk.
     ///   - chunkDelay: pause between chunks (zero for none).
-    init(seed: UInt64, range: Range<Int>, chunkSize: Int, chunkDelay: TimeAmount = .zero) {
+    ///   - abortAfter: when given, the connection is closed once this many bytes of the body were sent.
+    init(seed: UInt64, range: Range<Int>, chunkSize: Int, chunkDelay: TimeAmount = .zero, abortAfter: Int? = nil) {
         self.seed = seed
         self.offset = range.lowerBound
         self.end = range.upperBound
         self.chunkSize = max(1, chunkSize)
         self.chunkDelay = chunkDelay
+        self.abortAt = abortAfter.map { range.lowerBound + max(0, $0) }
     }
 
     func next() -> BodyStep {
+        if let abortAt = self.abortAt, self.offset >= abortAt { return .abort }
         guard self.offset < self.end else { return .end }
         if self.pauseNext && self.chunkDelay > .zero {
             self.pauseNext = false
             return .pause(self.chunkDelay)
         }
-        let upper = min(self.end, self.offset + self.chunkSize)
+        let upper = min(self.end, self.offset + self.chunkSize, self.abortAt ?? .max)
         let chunk = ByteGenerator(seed: self.seed).bytes(in: self.offset..<upper)
         self.offset = upper
         self.pauseNext = true

@@ -45,6 +45,7 @@ enum TestServerRoutes {
         case ("cache", 1): return self.cacheControl(request, rest[0])
         case ("etag", 1): return self.etag(request, rest[0])
         case ("range", 1): return self.range(request, rest[0])
+        case ("files", _): return self.range(request, request.queryValue("size") ?? "1000")
         case ("json", 0): return .text(SampleDocuments.json, contentType: "application/json")
         case ("html", 0): return .text(SampleDocuments.html, contentType: "text/html; charset=utf-8")
         case ("xml", 0): return .text(SampleDocuments.xml, contentType: "application/xml")

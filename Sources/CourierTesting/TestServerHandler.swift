@@ -193,6 +193,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.activeSource = nil
                 self.finishResponse(context: context)
                 return
+            case .abort:
+                self.activeSource = nil
+                context.flush()
+                context.close(promise: nil)
+                return
             }
         }
         // Yield to other work on the event loop before producing more.

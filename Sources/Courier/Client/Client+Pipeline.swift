@@ -130,10 +130,7 @@ extension Client {
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
         var current = request
         while true {
-            try WireValidation.validateMethod(current.method)
-            try WireValidation.validate(current.headers)
-            let origin = RedirectStateMachine.origin(of: current.url)
-            try await scheduler.acquire(host: origin, priority: current.priority, request: current.id)
+            let origin = try await admit(current)
             var response: Response
             let sent = ContinuousClock.now
             do {
@@ -152,6 +149,16 @@ extension Client {
                 current = next
             }
         }
+    }
+
+    /// Checks a request's method and headers for the wire, then waits for its scheduler slot;
+    /// returns the origin the slot was taken for.
+    func admit(_ request: HTTPRequest) async throws -> String {
+        try WireValidation.validateMethod(request.method)
+        try WireValidation.validate(request.headers)
+        let origin = RedirectStateMachine.origin(of: request.url)
+        try await scheduler.acquire(host: origin, priority: request.priority, request: request.id)
+        return origin
     }
 
     /// Turns cancellation into ``CourierError/Kind/cancelled`` and adds the URL to Courier errors.

@@ -55,6 +55,18 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Kind("invalidState")
         /// The client was shut down.
         public static let clientShutdown = Kind("clientShutdown")
+        /// The transport cannot stream a response body, which a download needs.
+        public static let streamingUnsupported = Kind("streamingUnsupported")
+        /// A download's destination is unusable: an unsafe or missing file name, a file that
+        /// exists and may not be overwritten, a symbolic link, a folder that cannot be written.
+        public static let invalidDestination = Kind("invalidDestination")
+        /// A resumed download's answer did not continue the partial file (a `Content-Range`
+        /// that starts elsewhere, or a different total length).
+        public static let resumeMismatch = Kind("resumeMismatch")
+        /// A downloaded body failed its length or digest check; the file was not kept.
+        public static let integrityCheckFailed = Kind("integrityCheckFailed")
+        /// A download was paused; its partial file and resume record are kept for a resume.
+        public static let paused = Kind("paused")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

@@ -27,11 +27,12 @@ final class ProgressReporter: Sendable {
         self.now = now
     }
 
-    /// A transfer of `total` bytes (`nil` when unknown) starts, from zero.
-    func begin(total: Int64?) {
+    /// A transfer of `total` bytes (`nil` when unknown) starts, from zero or, for a resumed
+    /// download, from the `completed` bytes already on disk.
+    func begin(total: Int64?, completed: Int64 = 0) {
         update(isFinal: false) { state in
             state.throttle.reset()
-            state.current = TransferProgress(completedBytes: 0, totalBytes: total)
+            state.current = TransferProgress(completedBytes: completed, totalBytes: total)
         }
     }
 

@@ -16,9 +16,9 @@ import Tracing
 /// the request's limit, and inflates gzip and deflate bodies within a ratio limit. Redirects are
 /// not followed here: the client follows them, so that its credential rules apply.
 public final class AsyncHTTPClientTransport: Transport {
-    private let client: HTTPClient
-    private let logger: Logger
-    private let affinity = LoopAffinity(group: MultiThreadedEventLoopGroup.singleton)
+    let client: HTTPClient
+    let logger: Logger
+    let affinity = LoopAffinity(group: MultiThreadedEventLoopGroup.singleton)
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -95,7 +95,7 @@ public final class AsyncHTTPClientTransport: Transport {
         try await client.shutdown()
     }
 
-    private func makeRequest(_ request: HTTPRequest) throws(CourierError) -> HTTPClient.Request {
+    func makeRequest(_ request: HTTPRequest) throws(CourierError) -> HTTPClient.Request {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }

@@ -22,10 +22,15 @@ enum ExitStatus: Int32 {
     case malformedResponse = 8
     /// The body exceeded the size or decompression limit.
     case tooLarge = 9
+    /// A download failed its length or digest check, or the server could not continue it.
+    case integrity = 10
+    /// Interrupted by Ctrl-C; a download keeps its partial file for `--resume`.
+    case interrupted = 130
 
     init(_ kind: CourierError.Kind) {
         switch kind {
-        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody: self = .invalidInput
+        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody, .invalidDestination: self = .invalidInput
+        case .integrityCheckFailed, .resumeMismatch: self = .integrity
         case .connectionFailed: self = .connectionFailed
         case .tls: self = .tls
         case .timeout: self = .timeout

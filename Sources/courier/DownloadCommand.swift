@@ -1,0 +1,95 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `courier download URL`: saves a response to a file, with progress, pause by Ctrl-C and
+/// `--resume`.
+struct DownloadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "download",
+        abstract: "Download a URL to a file, with a progress bar, checks of length and digest, and resume.",
+        discussion: """
+            The body is written to NAME.courier-partial beside the destination and moved into place \
+            when complete. Interrupted (Ctrl-C, a dropped connection once attempts run out), the \
+            partial file and its resume record NAME.courier-resume stay; run the same command with \
+            --resume to continue where it stopped. Without -o or --dir the file goes to the current \
+            folder, named by the server.
+            """
+    )
+
+    @Argument(help: "The URL to download (relative to --base-url when it has no scheme).")
+    var url: String
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write.")
+    var output: String?
+
+    @Option(help: "A folder to write into, under the server's file name (Content-Disposition), made safe.")
+    var dir: String?
+
+    @Flag(help: "Continue a partial download of the same URL to the same destination.")
+    var resume = false
+
+    @Flag(help: "Replace the destination file if it exists.")
+    var overwrite = false
+
+    @Option(help: "How many attempts in all, resuming after each dropped connection or timeout (default 5).")
+    var attempts: Int = 5
+
+    @OptionGroup var client: ClientOptions
+
+    func validate() throws {
+        if output != nil && dir != nil { throw ValidationError("Give -o PATH or --dir DIR, not both.") }
+        if attempts < 1 { throw ValidationError("--attempts must be 1 or more.") }
+    }
+
+    func run() async throws {
+        let out = Output.current
+        let configuration = try client.configuration()
+        if configuration.baseURL == nil {
+            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https", parsed.host != nil else {
+                throw CommandFailure(.invalidInput, "\(url) is not an http or https URL; give an absolute URL or --base-url")
+            }
+        }
+        let destination: DownloadDestination
+        if let output {
+            destination = .file(URL(fileURLWithPath: output))
+        } else {
+            destination = .directory(URL(fileURLWithPath: dir ?? FileManager.default.currentDirectoryPath, isDirectory: true))
+        }
+        let progress = DownloadProgressLine(output: out)
+        let options = DownloadOptions(
+            overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumAttempts: attempts,
+            progress: { progress.update($0) }
+        )
+        var request = Request<Void>(path: url)
+        if let timeout = client.timeout { request.timeout = .milliseconds(Int64(timeout * 1000)) }
+        let download = Task {
+            try await Client.withClient(configuration: configuration) { client in
+                try await client.download(request, to: destination, options: options)
+            }
+        }
+        let result: DownloadResult
+        do {
+            result = try await Interruption.cancelling(download) {
+                try await download.valueCancelledWithCaller
+            }
+        } catch let error where (error as? CourierError)?.kind == .cancelled || error is CancellationError {
+            progress.finishLine()
+            throw CommandFailure(.interrupted, "interrupted; the partial file and its resume record were kept: run the same command with --resume to continue")
+        } catch let error as CourierError {
+            progress.finishLine()
+            throw CommandFailure(error)
+        }
+        progress.finishLine()
+        out.write(result.fileURL.path + "\n")
+    }
+}
+
+extension Task where Failure == any Error {
+    /// The task's value; cancelling the task that awaits it cancels this task too.
+    var valueCancelledWithCaller: Success {
+        get async throws {
+            try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
+        }
+    }
+}

@@ -65,8 +65,6 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let resumeMismatch = Kind("resumeMismatch")
         /// A downloaded body failed its length or digest check; the file was not kept.
         public static let integrityCheckFailed = Kind("integrityCheckFailed")
-        /// A download was paused; its partial file and resume record are kept for a resume.
-        public static let paused = Kind("paused")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Courier
 import CourierTesting
 import Foundation
+import NIOConcurrencyHelpers
 
 /// `courier demo`: starts two local servers and walks through what Courier does.
 struct DemoCommand: AsyncParsableCommand {
@@ -92,6 +93,37 @@ struct DemoSteps {
         let results = try await handle.results
         say("progress: \(reported.joined(separator: " → "))")
         say("\(pages.count) pages decoded; text \"\(try results.value(for: text))\"; request \(missing.index) failed alone: \(results.failedIndices == [missing.index])")
+    }
+
+    func runUpload() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("report.csv")
+        try Data(String(repeating: "day,requests\n", count: 40_000).utf8).write(to: file)
+        var form = MultipartForm()
+        form.addField("weekly", named: "kind")
+        form.addFile(at: file, named: "report")
+        var upload = Request<Response>(method: .post, path: "/multipart", body: try .multipart(form))
+        let updates = NIOLockedValueBox(0)
+        upload.uploadProgress = { _ in updates.withLockedValue { $0 += 1 } }
+        let response = try await client.send(upload)
+        var parts = 0
+        if case .array(let listed)? = try response.json()["parts"] { parts = listed.count }
+        say("sent \(try FileManager.default.attributesOfItem(atPath: file.path)[.size] ?? 0) bytes of file in \(parts) parts; \(updates.withLockedValue { $0 }) progress updates")
+    }
+
+    func runDownload() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let size = 4 << 20
+        let request = Request<Data>(path: "/range/\(size)?seed=7&drops=2&chunk_delay=0.001")
+        let result = try await client.download(request, to: .file(folder.appendingPathComponent("data.bin")))
+        let ranges = server.receivedRequests.filter { $0.path == "/range/\(size)" }.compactMap { recorded in
+            recorded.headers.first { $0.name.lowercased() == "range" }?.value
+        }
+        say("\(result.bytes) bytes in \(result.attempts) attempts; the resumed requests asked for \(ranges.joined(separator: ", "))")
     }
 
     func runChain() async throws {
@@ -187,7 +219,13 @@ struct DemoSteps {
         step(11, "A chain: each step decides the next from the results so far")
         try await runChain()
 
-        step(12, "Cancellation through a handle")
+        step(12, "A multipart upload streamed from disk, with progress")
+        try await runUpload()
+
+        step(13, "A download whose connection drops twice, resumed with Range and If-Range")
+        try await runDownload()
+
+        step(14, "Cancellation through a handle")
         let handle = client.start(Request<Void>(path: "/drip?numbytes=10&duration=3"))
         try await Task.sleep(for: .milliseconds(200))
         handle.cancel()

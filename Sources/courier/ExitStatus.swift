@@ -22,6 +22,8 @@ enum ExitStatus: Int32 {
     case malformedResponse = 8
     /// The body exceeded the size or decompression limit.
     case tooLarge = 9
+    /// The server refused the credentials of `--user` or `--bearer`.
+    case authenticationFailed = 10
 
     init(_ kind: CourierError.Kind) {
         switch kind {
@@ -32,6 +34,7 @@ enum ExitStatus: Int32 {
         case .tooManyRedirects, .redirectLoop, .insecureRedirect: self = .redirect
         case .malformedResponse: self = .malformedResponse
         case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
+        case .authenticationFailed: self = .authenticationFailed
         default: self = .failure
         }
     }

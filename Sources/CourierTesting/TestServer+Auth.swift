@@ -9,16 +9,17 @@ extension TestServerRoutes {
     static let digestRealm = "courier-test@127.0.0.1"
     static let digestOpaque = "5ccc069c403ebaf9f0171e9517f40e41"
 
-    /// `/digest-auth/QOP/USER/PASS[/ALGORITHM]?stale_after=N&stale_times=M&offer=weaker`: Digest
-    /// authentication. QOP is `auth`, `auth-int` or `auth,auth-int`; ALGORITHM is `MD5` (the
-    /// default), `MD5-sess`, `SHA-256` or `SHA-256-sess`. Answers 200 with
+    /// `/digest-auth/QOP/USER/PASS[/ALGORITHM]?stale_after=N&stale_times=M&offer=weaker`:
+    /// Digest authentication. QOP is `auth`, `auth-int` or `auth,auth-int`; ALGORITHM is `MD5`
+    /// (the default), `MD5-sess`, `SHA-256` or `SHA-256-sess`. Answers 200 with
     /// `{"authenticated", "user", "qop", "nc"}` when the `Authorization` is right: the user
     /// name, realm, request target, algorithm, qop, opaque and response all check out, the nonce
     /// is one this server issued, and `nc` is above every count used with that nonce. Otherwise
-    /// 401 with a new challenge and `{"error": reason}`. With `stale_after=N`, a nonce that
-    /// already authenticated N requests is declared stale (`stale=true`, new nonce) although the
-    /// answer was right, M times per URL (once by default). With `offer=weaker`, the 401 also offers Basic and an MD5
-    /// Digest, in a second field, which are never accepted.
+    /// an empty 401 with a new challenge and the reason in `X-Digest-Error`. With
+    /// `stale_after=N`, a nonce that already authenticated N requests is declared stale
+    /// (`stale=true`, new nonce) although the answer was right, M times per URL (once by
+    /// default). With `offer=weaker`, the 401 also offers Basic and an MD5 Digest, in a second
+    /// field, which are never accepted.
     static func digestAuth(_ request: TestRequest, _ rest: [String]) -> TestResponse {
         let qop = rest[0]
         let user = rest[1]
@@ -40,7 +41,8 @@ extension TestServerRoutes {
             } else {
                 headers.add(name: "WWW-Authenticate", value: value)
             }
-            return .json(.object([("error", .string(reason))]), status: .unauthorized, headers: headers)
+            headers.add(name: "X-Digest-Error", value: reason)
+            return TestResponse(status: .unauthorized, headers: headers)
         }
         guard let authorization = request.header("Authorization"), authorization.lowercased().hasPrefix("digest ") else {
             return challenge("no Digest credentials")

@@ -44,7 +44,4 @@ public struct Authentication: Sendable {
     public mutating func add(_ credential: Credential, for scope: Scope = .baseURL) {
         entries.append((scope, credential))
     }
-
-    /// Whether no credential is configured.
-    public var isEmpty: Bool { entries.isEmpty }
 }

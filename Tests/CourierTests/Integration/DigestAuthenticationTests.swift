@@ -16,9 +16,13 @@ struct DigestAuthenticationTests {
         }, body)
     }
 
-    /// A streamed body of `text`, produced anew for each send.
+    /// A streamed body of `text`, produced anew for each send. Its length is left unknown
+    /// (chunked), so that the server answers only after the client marked the body's end: the
+    /// transport on AsyncHTTPClient 1.37 can trap in the connection pool when a response to a
+    /// body of known length arrives before that (a fault of the transport, not of
+    /// authentication; these tests do not need to provoke it).
     static func streamed(_ text: String) -> RequestBody {
-        .stream(length: Int64(text.utf8.count)) {
+        .stream(length: nil) {
             AsyncThrowingStream { continuation in
                 continuation.yield(Data(text.utf8))
                 continuation.finish()
@@ -26,8 +30,9 @@ struct DigestAuthenticationTests {
         }
     }
 
-    static func request(_ path: String, body: RequestBody? = .text("a body to hash")) -> Request<DigestResult> {
-        var request = Request<DigestResult>(method: .post, path: path)
+    /// A POST with `body`, or a GET without one.
+    static func request(_ path: String, body: RequestBody? = nil) -> Request<DigestResult> {
+        var request = Request<DigestResult>(method: body == nil ? .get : .post, path: path)
         request.body = body
         return request
     }
@@ -37,8 +42,10 @@ struct DigestAuthenticationTests {
         try await withServer { server in
             try await digestClient(server) { client in
                 let path = "/digest-auth/\(qop)/user/passwd/\(algorithm)"
+                // A body where the qop can hash it; each POST body differs, so each hash does.
+                let bodies: [RequestBody?] = qop == "auth" ? [nil, nil, nil] : (1...3).map { .text("body \($0)") }
                 var results: [DigestResult] = []
-                for _ in 0..<3 { results.append(try await client.send(Self.request(path))) }
+                for body in bodies { results.append(try await client.send(Self.request(path, body: body))) }
                 let expectedQop = qop == "auth" ? "auth" : "auth-int"
                 #expect(results.map(\.qop) == Array(repeating: expectedQop, count: 3))
                 #expect(results.map(\.nc) == [1, 2, 3])
@@ -58,6 +65,20 @@ struct DigestAuthenticationTests {
                 #expect(result.qop == "auth")
                 // The stream was produced again for the second (authenticated) send.
                 #expect(server.requests(under: "/digest-auth").map(\.bodyString) == ["stream", "stream"])
+            }
+        }
+    }
+
+    @Test func anUploadAfterAFirstRequestCarriesCredentialsUpFront() async throws {
+        try await withServer { server in
+            try await digestClient(server) { client in
+                let path = "/digest-auth/auth/user/passwd/SHA-256"
+                try await client.send(Request<Void>(method: .head, path: path))
+                server.clearReceivedRequests()
+                let result = try await client.send(Self.request(path, body: Self.streamed("upload")))
+                #expect(result.nc == 2)
+                #expect(server.receivedRequests.count == 1)
+                #expect(server.receivedRequests.first?.bodyString == "upload")
             }
         }
     }

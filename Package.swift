@@ -46,6 +46,7 @@ let package = Package(
             name: "CourierTesting",
             dependencies: [
                 "CCourierZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

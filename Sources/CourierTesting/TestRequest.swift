@@ -13,14 +13,20 @@ struct TestRequest {
     let requestCount: Int
     /// How many requests with this exact target the server has received, this one included.
     let sameURICount: Int
+    /// The nonces the server issued on its Digest routes.
+    let nonces: DigestNonces
 
     /// The raw (still percent-encoded) path, without the query.
     let path: Substring
     /// The raw query (without `?`), or `nil` if the target has none.
     let query: Substring?
 
-    init(head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int, sameURICount: Int = 1) {
+    init(
+        head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int, sameURICount: Int = 1,
+        nonces: DigestNonces = DigestNonces()
+    ) {
         self.sameURICount = sameURICount
+        self.nonces = nonces
         self.head = head
         self.body = body
         self.port = port

@@ -18,7 +18,8 @@ import NIOPosix
 /// - `/status/N`, `/redirect/N`, `/relative-redirect/N`, `/absolute-redirect/N`, `/redirect-to?url=&status_code=`.
 /// - `/delay/S`, `/drip?numbytes=&duration=&delay=&code=`, `/bytes/N?seed=`, `/stream-bytes/N?chunk_size=&seed=`,
 ///   `/stream/N`, `/range/N?seed=&etag=&last_modified=&chunk_delay=`.
-/// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer`, `/response-headers?...`,
+/// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer?token=T`,
+///   `/digest-auth/QOP/USER/PASS/ALGORITHM?stale_after=N&stale_times=M&offer=weaker`, `/response-headers?...`,
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
@@ -44,6 +45,7 @@ public final class TestServer: Sendable {
     public static func start() async throws -> TestServer {
         let registry = ConnectionRegistry()
         let log = RequestLog()
+        let nonces = DigestNonces()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -53,7 +55,7 @@ public final class TestServer: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log))
+                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()

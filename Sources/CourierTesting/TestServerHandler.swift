@@ -16,6 +16,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static let stepsPerTick = 32
 
     private let log: RequestLog
+    private let nonces: DigestNonces
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
@@ -27,8 +28,9 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
 
-    init(log: RequestLog) {
+    init(log: RequestLog, nonces: DigestNonces) {
         self.log = log
+        self.nonces = nonces
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -97,7 +99,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             port: context.channel.localAddress?.port ?? 0,
             remoteAddress: context.channel.remoteAddress?.ipAddress,
             requestCount: count.total,
-            sameURICount: count.sameURI
+            sameURICount: count.sameURI,
+            nonces: self.nonces
         )
         let response =
             response

@@ -26,6 +26,8 @@ enum ExitStatus: Int32 {
     case integrity = 10
     /// Interrupted by Ctrl-C; a download keeps its partial file for `--resume`.
     case interrupted = 130
+    /// The server refused the credentials of `--user` or `--bearer`.
+    case authenticationFailed = 11
 
     init(_ kind: CourierError.Kind) {
         switch kind {
@@ -37,6 +39,7 @@ enum ExitStatus: Int32 {
         case .tooManyRedirects, .redirectLoop, .insecureRedirect: self = .redirect
         case .malformedResponse: self = .malformedResponse
         case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
+        case .authenticationFailed: self = .authenticationFailed
         default: self = .failure
         }
     }

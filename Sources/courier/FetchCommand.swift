@@ -35,6 +35,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
+    @OptionGroup var authentication: AuthenticationOptions
+
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false
 
@@ -63,8 +65,18 @@ struct FetchCommand: AsyncParsableCommand {
                 try await client.response(for: request)
             }
         } catch let error as CourierError {
+            // Refused credentials: show the final 401 as any response, then fail.
+            if error.kind == .authenticationFailed, let refused = error.response { try show(refused, to: out) }
             throw CommandFailure(error)
         }
+        try show(response, to: out)
+        if fail && response.status >= 400 {
+            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
+        }
+    }
+
+    /// Prints the report, or the head (with `--include`) and the body.
+    private func show(_ response: Response, to out: Output) throws {
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
         } else {
@@ -82,9 +94,6 @@ struct FetchCommand: AsyncParsableCommand {
             } else {
                 out.write(response.body)
             }
-        }
-        if fail && response.status >= 400 {
-            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
         }
     }
 }

@@ -6,7 +6,8 @@ struct FetchPlan {
     let command: FetchCommand
 
     func make() throws -> (ClientConfiguration, Request<Response>) {
-        let configuration = try command.client.configuration()
+        var configuration = try command.client.configuration()
+        try command.authentication.apply(to: &configuration, url: command.url)
 
         var request = Request<Response>(path: command.url)
         request.validators = []

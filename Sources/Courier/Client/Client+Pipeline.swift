@@ -120,7 +120,9 @@ extension Client {
         }
     }
 
-    /// Sends a request and follows its redirects.
+    /// Sends a request and follows its redirects. The authenticator works on each hop while
+    /// the chain stays on its first origin; once it left, it adds no credentials and answers no
+    /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
     func exchange(_ request: HTTPRequest) async throws -> Response {
         if request.cachePolicy == .onlyIfCached {
             // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
@@ -128,18 +130,28 @@ extension Client {
         }
         let deadline = request.timeout.map { ContinuousClock.now + $0 }
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
+        var attempts = AuthenticationAttempts()
         var current = request
         while true {
-            let origin = try await admit(current)
+            // Credentials go on a copy: the hop a redirect builds from `current` never inherits them.
+            var outgoing = current
+            let authenticator = redirects.credentialsRemoved ? nil : self.authenticator
+            let credentials = try await authenticator?.authorize(&outgoing, attempts: attempts)
+            let origin = try await admit(outgoing)
             var response: Response
             let sent = ContinuousClock.now
             do {
-                response = try await transport.send(current, deadline: deadline)
+                response = try await transport.send(outgoing, deadline: deadline)
             } catch {
                 scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .init(failure: error)))
                 throw error
             }
             scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .response(status: response.status)))
+            if response.status == 401, let authenticator,
+                try await authenticator.answers(response, to: current, sent: credentials, attempts: &attempts)
+            {
+                continue
+            }
             switch try redirects.next(status: response.status, location: response.headers["Location"], request: current) {
             case .deliver:
                 response.redirects = redirects.hops

@@ -17,6 +17,7 @@ public final class Client: Sendable {
     public let configuration: ClientConfiguration
     let transport: any Transport
     let scheduler: Scheduler
+    let authenticator: Authenticator?
     private let ownsTransport: Bool
     private let isShutDown = NIOLockedValueBox(false)
 
@@ -40,6 +41,7 @@ public final class Client: Sendable {
             perHostLimit: configuration.maximumConcurrentRequestsPerHost,
             adaptive: configuration.adaptiveConcurrency
         )
+        self.authenticator = Authenticator(configuration: configuration)
     }
 
     /// How many requests wait for a slot and how many are in flight now.

@@ -56,6 +56,8 @@ public struct ClientConfiguration: Sendable {
     public var retryPolicy: RetryPolicy
     /// The clock retries wait on; tests pass one that does not really sleep.
     public var clock: any Clock<Duration>
+    /// The credentials sent, each only to its own origin; none by default.
+    public var authentication: Authentication
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -77,6 +79,7 @@ public struct ClientConfiguration: Sendable {
         self.adaptiveConcurrency = nil
         self.retryPolicy = .none
         self.clock = ContinuousClock()
+        self.authentication = Authentication()
     }
 
     /// The transport settings this configuration implies.

@@ -65,6 +65,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let resumeMismatch = Kind("resumeMismatch")
         /// A downloaded body failed its length or digest check; the file was not kept.
         public static let integrityCheckFailed = Kind("integrityCheckFailed")
+        /// The server refused the credentials too often (three times for a user name and
+        /// password; after one refresh for a bearer token), or asked for a kind of Digest
+        /// answer the request cannot give. ``CourierError/response`` holds the last 401.
+        public static let authenticationFailed = Kind("authenticationFailed")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

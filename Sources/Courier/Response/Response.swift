@@ -18,7 +18,8 @@ public struct Response: Sendable {
     public var timing: Timing
     /// Where the response came from.
     public var source: Source
-    /// The request as last sent (after interceptors and redirects).
+    /// The request as last sent (after interceptors and redirects), without the credentials
+    /// that ``ClientConfiguration/authentication`` added.
     public var request: HTTPRequest?
 
     /// Creates a response; transports and interceptors use this.

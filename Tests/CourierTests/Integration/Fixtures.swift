@@ -43,9 +43,10 @@ func courierError(
     }
 }
 
-/// Waits until `condition` holds, checking every 20 ms, for at most `attempts` checks.
+/// Waits until `condition` holds, checking every 20 ms, for at most `attempts` checks (30 s by
+/// default: a loaded machine can stall a test for seconds).
 /// Returns whether it held; it never asserts on elapsed time.
-func eventually(attempts: Int = 250, _ condition: () -> Bool) async -> Bool {
+func eventually(attempts: Int = 1500, _ condition: () -> Bool) async -> Bool {
     for _ in 0..<attempts {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(20))

@@ -1,0 +1,205 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// The authentication stage of a client. The client runs it for every hop of a request until
+/// a redirect leaves the first origin, and it looks only at the hop's own origin: it adds the
+/// credentials configured for that origin, and answers a 401 from that origin. What it learns from challenges (which
+/// scheme an origin wants, its Digest nonce and nonce count) is kept per origin, so that later
+/// requests authenticate up front.
+final class Authenticator: Sendable {
+    private enum Entry: Sendable {
+        case password(user: String, password: String, preemptive: Bool)
+        case bearer(TokenRefresher)
+    }
+
+    /// The scheme an origin asked for, and its Digest state.
+    private enum Learned: Sendable {
+        case basic
+        case digest(challenge: DigestChallenge, nonceCount: UInt32, clientNonce: String)
+    }
+
+    /// What the authenticator added to a hop.
+    enum Sent: Sendable, Equatable {
+        case basic
+        case digest
+        case bearer(String)
+    }
+
+    /// The strongest challenge Courier can answer.
+    enum Choice: Equatable {
+        case digest(DigestChallenge)
+        case basic
+    }
+
+    private let entries: [String: Entry]
+    private let learned = NIOLockedValueBox<[String: Learned]>([:])
+    private let logger: Logger
+
+    /// An authenticator for the configuration's credentials; `nil` when it has none.
+    init?(configuration: ClientConfiguration) {
+        var entries: [String: Entry] = [:]
+        for (scope, credential) in configuration.authentication.entries {
+            let url: URL?
+            switch scope {
+            case .baseURL: url = configuration.baseURL
+            case .origin(let origin): url = origin
+            }
+            guard let url else { continue }
+            switch credential.secret {
+            case .password(let user, let password, let preemptive):
+                entries[RedirectStateMachine.origin(of: url)] = .password(user: user, password: password, preemptive: preemptive)
+            case .bearer(let provider):
+                entries[RedirectStateMachine.origin(of: url)] = .bearer(TokenRefresher(provider: provider))
+            }
+        }
+        guard !entries.isEmpty else { return nil }
+        self.entries = entries
+        self.logger = configuration.logger
+    }
+
+    /// Adds the credentials for `request`'s origin, unless the request sets its own
+    /// `Authorization`; returns what it added.
+    func authorize(_ request: inout HTTPRequest, attempts: AuthenticationAttempts) async throws -> Sent? {
+        let origin = RedirectStateMachine.origin(of: request.url)
+        guard let entry = entries[origin], !request.headers.contains("Authorization") else { return nil }
+        switch entry {
+        case .bearer(let refresher):
+            let token: String
+            if let refreshed = attempts.refreshedToken { token = refreshed } else { token = try await refresher.token() }
+            request.headers.add(name: "Authorization", value: "Bearer " + token)
+            return .bearer(token)
+        case .password(let user, let password, let preemptive):
+            switch nextAnswer(for: origin) {
+            case .digest(let challenge, let nonceCount, let clientNonce):
+                let qop = challenge.qop(bodyIsHashable: request.body == nil || request.body?.bytes != nil)
+                guard qop != .unanswerable else {
+                    throw CourierError(
+                        .authenticationFailed,
+                        "The server at \(origin) accepts only Digest with qop=auth-int, which hashes the request body, but the body is a stream; send it as bytes (RequestBody.data) instead.",
+                        url: request.url
+                    )
+                }
+                let answer = DigestAnswer(
+                    challenge: challenge, user: user, password: password, method: request.method.rawValue,
+                    uri: Authenticator.requestTarget(of: request.url), body: request.body?.bytes, qop: qop,
+                    nonceCount: nonceCount,
+                    clientNonce: challenge.algorithm.isSession ? clientNonce : DigestAnswer.makeClientNonce()
+                )
+                request.headers.add(name: "Authorization", value: answer.authorization)
+                return .digest
+            case .basic:
+                request.headers.add(name: "Authorization", value: Authenticator.basic(user: user, password: password))
+                return .basic
+            case nil:
+                guard preemptive else { return nil }
+                request.headers.add(name: "Authorization", value: Authenticator.basic(user: user, password: password))
+                return .basic
+            }
+        }
+    }
+
+    /// Decides whether to send `request` again after the 401 `response`, learning from its
+    /// challenges. Throws ``CourierError/Kind/authenticationFailed`` when the credentials were
+    /// refused too often. `request` is the hop without the credentials this stage added.
+    func answers(
+        _ response: Response, to request: HTTPRequest, sent: Sent?, attempts: inout AuthenticationAttempts
+    ) async throws -> Bool {
+        let origin = RedirectStateMachine.origin(of: request.url)
+        guard let entry = entries[origin], !request.headers.contains("Authorization") else { return false }
+        switch entry {
+        case .bearer(let refresher):
+            guard case .bearer(let token) = sent else { return false }
+            guard attempts.refreshedToken == nil else {
+                throw refused(response, to: request, origin: origin, "refused the bearer token, and then the refreshed one; check what your TokenProvider's refreshedToken(replacing:) returns")
+            }
+            guard let fresh = try await refresher.refreshedToken(replacing: token) else {
+                throw refused(response, to: request, origin: origin, "refused the bearer token, and the token provider has no new one; sign in again to get a valid token")
+            }
+            logger.debug("bearer token refreshed", metadata: ["courier.origin": "\(origin)"])
+            attempts.refreshedToken = fresh
+            return true
+        case .password:
+            let challenges = Challenge.parse(response.headers.values(for: "WWW-Authenticate"))
+            guard let choice = Authenticator.strongest(challenges) else { return false }
+            var stale = false
+            if case .digest(let challenge) = choice { stale = challenge.stale && sent == .digest }
+            switch attempts.refused(credentialsSent: sent != nil, stale: stale) {
+            case .giveUp:
+                throw refused(response, to: request, origin: origin, "refused the user name and password \(Authentication.maximumFailedAttempts) times; check the credentials configured in ClientConfiguration.authentication for this origin")
+            case .answer:
+                learn(choice, for: origin)
+                logger.debug(
+                    "answering an authentication challenge",
+                    metadata: ["courier.origin": "\(origin)", "courier.scheme": "\(choice.name)", "courier.stale": "\(stale)"]
+                )
+                return true
+            }
+        }
+    }
+
+    // MARK: State per origin
+
+    /// What to send up front to `origin`; takes the next Digest nonce count.
+    private func nextAnswer(for origin: String) -> Learned? {
+        learned.withLockedValue { state in
+            guard case .digest(let challenge, let count, let clientNonce) = state[origin] else { return state[origin] }
+            state[origin] = .digest(challenge: challenge, nonceCount: count + 1, clientNonce: clientNonce)
+            return .digest(challenge: challenge, nonceCount: count + 1, clientNonce: clientNonce)
+        }
+    }
+
+    private func learn(_ choice: Choice, for origin: String) {
+        learned.withLockedValue { state in
+            switch choice {
+            case .basic:
+                state[origin] = .basic
+            case .digest(let challenge):
+                // The same nonce again keeps counting where it was: the server remembers it.
+                if case .digest(let previous, let count, let clientNonce) = state[origin], previous.sharesNonce(with: challenge) {
+                    state[origin] = .digest(challenge: challenge, nonceCount: count, clientNonce: clientNonce)
+                } else {
+                    state[origin] = .digest(challenge: challenge, nonceCount: 0, clientNonce: DigestAnswer.makeClientNonce())
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// SHA-256 Digest over MD5 Digest over Basic; among equals, the first offered.
+    static func strongest(_ challenges: [Challenge]) -> Choice? {
+        let digests = challenges.compactMap(DigestChallenge.init)
+        if let best = digests.max(by: { $0.algorithm.strength < $1.algorithm.strength }) { return .digest(best) }
+        return challenges.contains { $0.scheme == "basic" } ? .basic : nil
+    }
+
+    /// `Basic` and the base64 of `user:password` in UTF-8 (RFC 7617).
+    static func basic(user: String, password: String) -> String {
+        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
+    /// The request target the transport writes on the request line: the percent-encoded path
+    /// (`/` when empty) and the query.
+    static func requestTarget(of url: URL) -> String {
+        var target = url.path.isEmpty ? "/" : (URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path)
+        if let query = url.query { target += "?" + query }
+        return target
+    }
+
+    /// The error for refused credentials; its response names the request without them.
+    private func refused(_ response: Response, to request: HTTPRequest, origin: String, _ what: String) -> CourierError {
+        var response = response
+        response.request = request
+        return CourierError(.authenticationFailed, "The server at \(origin) \(what).", url: response.url, response: response)
+    }
+}
+
+extension Authenticator.Choice {
+    var name: String {
+        switch self {
+        case .basic: return "basic"
+        case .digest(let challenge): return "digest " + challenge.algorithm.rawValue
+        }
+    }
+}

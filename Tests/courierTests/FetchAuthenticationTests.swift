@@ -1,0 +1,72 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import courier
+
+@Suite("courier fetch --user and --bearer")
+struct FetchAuthenticationTests {
+    @Test("--user answers Basic and every Digest algorithm", arguments: [
+        "/basic-auth/ada/p%3Ass", "/digest-auth/auth/ada/p%3Ass/MD5", "/digest-auth/auth/ada/p%3Ass/SHA-256",
+        "/digest-auth/auth-int/ada/p%3Ass/SHA-256-sess",
+    ])
+    func userAnswersChallenges(path: String) async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url(path).absoluteString, "--user", "ada:p:ss", "--report", "json")
+            #expect(run.status == 0, "\(run.stderr)")
+            let status = try report(run.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
+            #expect(status == 200)
+            let sent = server.receivedRequests.map { $0.header("Authorization") }
+            #expect(sent.first == .some(nil), "nothing is sent before the server asks")
+            #expect(sent.count == 2)
+        }
+    }
+
+    @Test func relativeURLsAuthenticateAgainstTheBaseURL() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", "/digest-auth/auth/ada/pw/SHA-256", "--base-url", server.baseURL.absoluteString, "--user", "ada:pw")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("\"authenticated\""))
+        }
+    }
+
+    @Test func refusedCredentialsExitWithStatus10AndShowTheLast401() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/digest-auth/auth/ada/pw/MD5").absoluteString, "--user", "ada:wrong", "--report", "json")
+            #expect(run.status == 11)
+            #expect(run.stderr.hasPrefix("courier: authenticationFailed"))
+            #expect(run.stderr.split(separator: "\n").count == 1)
+            #expect(!run.stderr.contains("wrong"))
+            let status = try report(run.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
+            #expect(status == 401)
+            #expect(server.credentialedRequests(under: "/digest-auth") == 3)
+        }
+    }
+
+    @Test func bearerSendsTheToken() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/bearer?token=abc").absoluteString, "--bearer", "abc")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(server.receivedRequests.map { $0.header("Authorization") } == ["Bearer abc"])
+            let refused = await courier("fetch", server.url("/bearer?token=abc").absoluteString, "--bearer", "other")
+            #expect(refused.status == 11)
+        }
+    }
+
+    @Test(arguments: [
+        ["--user", "no-colon"], ["--user", ":password"], ["--bearer", ""], ["--user", "a:b", "--bearer", "t"],
+    ])
+    func badCredentialOptionsAreInvalidInput(options: [String]) async {
+        let (output, captured) = Output.capturing()
+        let status = await CourierCLI.run(["fetch", "http://127.0.0.1:9/"] + options, output: output)
+        #expect(status == 2, "\(options) → \(status): \(captured.stderr)")
+    }
+}
+
+extension TestServer {
+    /// How many requests for paths starting with `prefix` carried an `Authorization` field.
+    func credentialedRequests(under prefix: String) -> Int {
+        receivedRequests.filter { $0.path.hasPrefix(prefix) && $0.header("Authorization") != nil }.count
+    }
+}

@@ -107,8 +107,11 @@ public final class AsyncHTTPClientTransport: Transport {
                 // Each piece is taken from the body only once the previous one is written
                 // (or queued while the connection is writable), so a body read from disk
                 // never piles up in memory.
-                let loop = client.eventLoopGroup.any()
+                let group = client.eventLoopGroup
                 body = .stream(contentLength: requestBody.length) { writer in
+                    // The request's own loop calls this closure: completing the body there
+                    // keeps the end of the body in order behind its last piece.
+                    let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
                     let promise = loop.makePromise(of: Void.self)
                     promise.completeWithTask {
                         // The body is read one piece ahead: a body that fails its own checks at

@@ -87,8 +87,9 @@ struct SchedulerIntegrationTests {
                 handles[3].changePriority(to: .high)
                 blocker.cancel()
                 for handle in handles { _ = try await handle.value }
-                let order = server.receivedRequests.map(\.path).dropFirst()
-                #expect(Array(order) == ["/anything/high", "/anything/raised", "/anything/default", "/anything/low"])
+                // The cancelled blocker may or may not have reached the server, at any point.
+                let order = server.receivedRequests.map(\.path).filter { $0.hasPrefix("/anything/") }
+                #expect(order == ["/anything/high", "/anything/raised", "/anything/default", "/anything/low"])
             }
         }
     }

@@ -21,6 +21,11 @@ final class Scheduler: Sendable {
         var nextObserver: UInt64 = 0
 
         var activity: Activity { Activity(waiting: state.waitingCount, inFlight: state.running) }
+        /// The activity and who to tell, read under the lock that changed it; no observer, no
+        /// copy.
+        var change: (Activity, [AsyncStream<Activity>.Continuation]) {
+            (activity, observers.isEmpty ? [] : Array(observers.values))
+        }
 
         /// Forgets which request `ticket` belonged to, once it no longer waits.
         mutating func forget(ticket: UInt64) {
@@ -50,7 +55,7 @@ final class Scheduler: Sendable {
                 locked.ticketsByRequest[request] = ticket
                 locked.requestsByTicket[ticket] = request
             }
-            return (ticket, startsNow, locked.activity)
+            return (ticket, startsNow, locked.change)
         }
         publish(activity)
         if startsNow { return }
@@ -69,16 +74,16 @@ final class Scheduler: Sendable {
                 if let resumeNow { continuation.resume(with: resumeNow) }
             }
         } onCancel: {
-            let (continuation, activity): (CheckedContinuation<Void, any Error>?, Activity?) = locked.withLockedValue { locked in
+            let (continuation, activity): (CheckedContinuation<Void, any Error>?, (Activity, [AsyncStream<Activity>.Continuation])?) = locked.withLockedValue { locked in
                 guard locked.state.cancel(id: ticket), var waiter = locked.waiters[ticket] else { return (nil, nil) }
                 locked.forget(ticket: ticket)
                 if let continuation = waiter.continuation {
                     locked.waiters[ticket] = nil
-                    return (continuation, locked.activity)
+                    return (continuation, locked.change)
                 }
                 waiter.cancelled = true
                 locked.waiters[ticket] = waiter
-                return (nil, locked.activity)
+                return (nil, locked.change)
             }
             continuation?.resume(throwing: CancellationError())
             if let activity { publish(activity) }
@@ -96,7 +101,7 @@ final class Scheduler: Sendable {
                 if let continuation = waiter?.continuation { continuations.append(continuation) }
                 locked.forget(ticket: ticket)
             }
-            return (continuations, locked.activity)
+            return (continuations, locked.change)
         }
         for continuation in continuations { continuation.resume() }
         publish(activity)
@@ -128,9 +133,8 @@ final class Scheduler: Sendable {
         return stream
     }
 
-    private func publish(_ activity: Activity) {
-        let observers = locked.withLockedValue { Array($0.observers.values) }
-        for observer in observers { observer.yield(activity) }
+    private func publish(_ change: (activity: Activity, observers: [AsyncStream<Activity>.Continuation])) {
+        for observer in change.observers { observer.yield(change.activity) }
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Command-line options of the harness.
 struct Options {
     var requests = 5_000
@@ -5,6 +7,11 @@ struct Options {
     var concurrencies = [1, 16]
     /// Run only contenders whose name contains this text (for profiling one of them).
     var only: String?
+    /// The size of the transfer benchmark's file, in MiB.
+    var megabytes = 1_024
+    /// The `courier` executable the transfer benchmark runs: by default the one built beside
+    /// this harness.
+    var courier = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier").path
 
     init(_ arguments: [String]) {
         var index = 1
@@ -15,6 +22,8 @@ struct Options {
             case "--rounds": rounds = Int(value) ?? rounds; index += 1
             case "--concurrency": concurrencies = value.split(separator: ",").compactMap { Int($0) }; index += 1
             case "--only": only = value; index += 1
+            case "--size-mib": megabytes = Int(value) ?? megabytes; index += 1
+            case "--courier": courier = value; index += 1
             default: break
             }
             index += 1

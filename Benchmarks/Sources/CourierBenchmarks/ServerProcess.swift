@@ -8,11 +8,11 @@ struct ServerProcess {
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// Starts `courier-bench --serve` and reads the port it prints.
-    static func launch() throws -> ServerProcess {
+    /// Starts `courier-bench` with `arguments` (`--serve` by default) and reads the port it prints.
+    static func launch(arguments: [String] = ["--serve"]) throws -> ServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--serve"]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardInput = Pipe()

@@ -3,17 +3,25 @@ import Foundation
 // courier-bench: the same workload through raw AsyncHTTPClient and through Courier, in one run.
 //
 //   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
+//   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
 //   courier-bench --serve          (internal: the server child process)
+//   courier-bench --serve-files D  (internal: the file server child process)
 //
 // The server runs in a child process so that the CPU time measured here is the client's own.
 
 let arguments = CommandLine.arguments
 if arguments.contains("--serve") {
     try await ServerProcess.serve()
+} else if let flag = arguments.firstIndex(of: "--serve-files"), flag + 1 < arguments.count {
+    try await FileServer.serve(folder: arguments[flag + 1])
 } else {
     let options = Options(arguments)
     if arguments.contains("--priorities") {
         try await PriorityOrderBenchmark(count: 1_000).run()
+        exit(0)
+    }
+    if arguments.contains("--transfers") {
+        try TransferBenchmark(megabytes: options.megabytes, rounds: options.rounds, courier: options.courier).run()
         exit(0)
     }
     if arguments.contains("--overhead") {

@@ -3,17 +3,25 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
-/// Hands a response from the event loop to an async reader, one body piece at a time.
+/// Hands a response from the event loop to an async reader.
 ///
-/// A piece the reader has not taken yet is held with the promise its producer waits on; the
-/// promise completes only when the reader takes the piece, so the producer never runs more than
-/// one piece ahead and a body of any size holds at most one piece here.
+/// Pieces the reader has not taken yet wait here, up to ``budget`` bytes; the reader takes all
+/// of them at once. Past the budget the producer's promise is held until the reader has
+/// drained them, so a body of any size holds at most about `budget` bytes (plus one piece)
+/// here. A reader that keeps up takes one piece per wake-up; one that falls behind takes many,
+/// so a slow reader pays for fewer thread hand-offs instead of more.
 final class BodyHandoff: Sendable {
+    /// The most bytes held for the reader before the producer is made to wait.
+    static let budget = 512 * 1024
+
     private struct State {
         var head: (HTTPResponseHead, ContinuousClock.Instant)?
         var headWaiter: CheckedContinuation<(HTTPResponseHead, ContinuousClock.Instant), any Error>?
-        var pending: (piece: ByteBuffer, taken: EventLoopPromise<Void>?)?
-        var reader: CheckedContinuation<ByteBuffer?, any Error>?
+        var pending: [ByteBuffer] = []
+        var pendingBytes = 0
+        /// The producer's promise, held while the pieces waiting here exceed the budget.
+        var held: EventLoopPromise<Void>?
+        var reader: CheckedContinuation<[ByteBuffer]?, any Error>?
         var outcome: Result<Void, any Error>?
         var isClosed = false
     }
@@ -30,28 +38,38 @@ final class BodyHandoff: Sendable {
         waiter?.resume(returning: (head, .now))
     }
 
-    /// A body piece arrived; the returned future completes when the reader has taken it.
+    /// A body piece arrived; the returned future completes when the producer may send more.
     func offer(_ piece: ByteBuffer, on loop: any EventLoop) -> EventLoopFuture<Void> {
-        let promise = loop.makePromise(of: Void.self)
-        let reader = state.withLockedValue { state -> CheckedContinuation<ByteBuffer?, any Error>?? in
-            if state.isClosed { return .some(nil) }
+        enum Action {
+            case refuse
+            case proceed
+            case hand(CheckedContinuation<[ByteBuffer]?, any Error>)
+            case wait(EventLoopPromise<Void>)
+        }
+        let action = state.withLockedValue { state -> Action in
+            if state.isClosed { return .refuse }
             if let reader = state.reader {
                 state.reader = nil
-                return reader
+                return .hand(reader)
             }
-            state.pending = (piece, promise)
-            return nil
+            state.pending.append(piece)
+            state.pendingBytes += piece.readableBytes
+            guard state.pendingBytes >= Self.budget else { return .proceed }
+            let promise = loop.makePromise(of: Void.self)
+            state.held = promise
+            return .wait(promise)
         }
-        switch reader {
-        case .none:
-            break
-        case .some(.none):
-            promise.fail(CancellationError())
-        case .some(.some(let reader)):
-            promise.succeed()
-            reader.resume(returning: piece)
+        switch action {
+        case .refuse:
+            return loop.makeFailedFuture(CancellationError())
+        case .proceed:
+            return loop.makeSucceededVoidFuture()
+        case .hand(let reader):
+            reader.resume(returning: [piece])
+            return loop.makeSucceededVoidFuture()
+        case .wait(let promise):
+            return promise.futureResult
         }
-        return promise.futureResult
     }
 
     /// The exchange ended, after its last piece or with a failure. A piece not taken yet is
@@ -63,9 +81,9 @@ final class BodyHandoff: Sendable {
             defer {
                 state.headWaiter = nil
                 state.reader = nil
-                state.pending?.taken = nil
+                state.held = nil
             }
-            return (state.headWaiter, state.reader, state.pending?.taken)
+            return (state.headWaiter, state.reader, state.held)
         }
         let failure: any Error
         switch outcome {
@@ -85,8 +103,12 @@ final class BodyHandoff: Sendable {
     func close() -> Bool {
         let (running, dropped) = state.withLockedValue { state in
             state.isClosed = true
-            defer { state.pending = nil }
-            return (state.outcome == nil, state.pending?.taken)
+            defer {
+                state.pending = []
+                state.pendingBytes = 0
+                state.held = nil
+            }
+            return (state.outcome == nil, state.held)
         }
         dropped?.fail(CancellationError())
         return running
@@ -106,13 +128,18 @@ final class BodyHandoff: Sendable {
         }
     }
 
-    /// The next piece, or `nil` after the last one.
-    func next() async throws -> ByteBuffer? {
+    /// Every piece that arrived since the last call (at least one, waiting for it if need be),
+    /// or `nil` after the last one.
+    func next() async throws -> [ByteBuffer]? {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLockedValue { state -> (Result<ByteBuffer?, any Error>, EventLoopPromise<Void>?)? in
-                if let pending = state.pending {
-                    state.pending = nil
-                    return (.success(pending.piece), pending.taken)
+            let ready = state.withLockedValue { state -> (Result<[ByteBuffer]?, any Error>, EventLoopPromise<Void>?)? in
+                if !state.pending.isEmpty {
+                    defer {
+                        state.pending = []
+                        state.pendingBytes = 0
+                        state.held = nil
+                    }
+                    return (.success(state.pending), state.held)
                 }
                 switch state.outcome {
                 case .success: return (.success(nil), nil)
@@ -122,8 +149,8 @@ final class BodyHandoff: Sendable {
                     return nil
                 }
             }
-            guard let (result, taken) = ready else { return }
-            taken?.succeed()
+            guard let (result, released) = ready else { return }
+            released?.succeed()
             continuation.resume(with: result)
         }
     }

@@ -3,8 +3,9 @@ import Foundation
 /// A response whose head has arrived and whose body is read piece by piece.
 ///
 /// ``Transport/stream(_:deadline:body:)`` hands one to its closure. The body is paced by its
-/// reader: the transport reads the next piece from the network only once the previous one was
-/// taken, so a body of any size costs no more memory than a few pieces.
+/// reader: the transport stops reading from the network while a bounded amount (the built-in
+/// transport holds at most about 512 KiB) waits to be taken, so a body of any size costs a
+/// bounded amount of memory.
 public struct StreamedResponse: Sendable {
     /// The status, headers, URL and timing; its ``Response/body`` is empty.
     public var head: Response
@@ -18,7 +19,8 @@ public struct StreamedResponse: Sendable {
     }
 }
 
-/// The pieces of a response body, in order, each taken by its reader before the next is read.
+/// The pieces of a response body, in order. A piece holds whatever arrived since the reader
+/// took the previous one, so a reader that falls behind gets fewer, larger pieces.
 ///
 /// Iterate it once. The sequence ends after the last piece, or throws ``CourierError`` when the
 /// exchange fails part way (a dropped connection, a timeout, a cancellation).

@@ -9,15 +9,24 @@ extension TestServer {
     /// }
     /// ```
     public static func withServer<Result>(_ body: (TestServer) async throws -> Result) async throws -> Result {
-        let server = try await TestServer.start()
-        let result: Result
-        do {
-            result = try await body(server)
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
-        return result
+        try await scoped(try await TestServer.start(), shutdown: { try await $0.shutdown() }, body)
     }
+}
+
+/// Runs `body` with `resource`, then `shutdown`, whether `body` returned or threw; a failure
+/// to shut down after `body` threw is dropped in favour of `body`'s error.
+func scoped<Resource, Result>(
+    _ resource: Resource,
+    shutdown: (Resource) async throws -> Void,
+    _ body: (Resource) async throws -> Result
+) async throws -> Result {
+    let result: Result
+    do {
+        result = try await body(resource)
+    } catch {
+        try? await shutdown(resource)
+        throw error
+    }
+    try await shutdown(resource)
+    return result
 }

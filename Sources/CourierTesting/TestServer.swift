@@ -21,6 +21,8 @@ import NIOPosix
 /// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer?token=T`,
 ///   `/digest-auth/QOP/USER/PASS/ALGORITHM?stale_after=N&stale_times=M&offer=weaker`, `/response-headers?...`,
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
+/// - `/cookies` (echo of the `Cookie` header), `/cookies/set?name=value`, `/cookies/delete?name`,
+///   `/cookies/redirect?to=URL&set=FIELD&status=N` (a redirect that sets raw `Set-Cookie` fields).
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).

@@ -2,8 +2,8 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// The options `fetch` and `batch` share: where relative URLs go, how long to wait, redirects
-/// and retries.
+/// The options `fetch`, `batch` and `download` share: where relative URLs go, how long to
+/// wait, redirects and retries, cookies, the proxy, and verbose output.
 struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("base-url"), help: "The base URL a relative URL is joined to.")
     var baseURL: String?
@@ -20,9 +20,19 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Send a request again up to N times after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.")
     var retry: Int?
 
+    @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing.")
+    var cookieJar: String?
+
+    @Option(help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
+    var proxy: String?
+
+    @Flag(name: [.customShort("v"), .long], help: "Print each request and response head, every redirect and challenge included, on stderr, with credentials and cookies redacted.")
+    var verbose = false
+
     /// The client configuration these options describe.
     func configuration() throws -> ClientConfiguration {
         var configuration = ClientConfiguration()
+        try applyConnectionOptions(to: &configuration)
         if let base = baseURL {
             guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", url.host != nil
@@ -46,6 +56,56 @@ struct ClientOptions: ParsableArguments {
             configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
         }
         return configuration
+    }
+
+    /// Applies `--cookie-jar`, `--proxy` and `--verbose`.
+    private func applyConnectionOptions(to configuration: inout ClientConfiguration) throws {
+        if let cookieJar {
+            do {
+                configuration.cookies = try CookieJar(file: URL(fileURLWithPath: cookieJar))
+            } catch let error as CourierError {
+                throw CommandFailure(.invalidInput, "--cookie-jar \(cookieJar): \(error.message)")
+            }
+        }
+        if let proxy {
+            guard let url = URL(string: proxy) else {
+                throw CommandFailure(.invalidInput, "--proxy needs a URL, http://[USER:PASSWORD@]HOST[:PORT]")
+            }
+            do {
+                configuration.proxy = try Proxy(url: url)
+            } catch {
+                throw CommandFailure(.invalidInput, "--proxy: \(error.message)")
+            }
+        }
+        if verbose {
+            configuration.observers.append(VerboseLog(output: Output.current))
+        }
+    }
+
+    /// Runs `body` with a client for `configuration`, then saves its cookie jar, if it has
+    /// one, whether `body` returned or threw.
+    static func withClient<Result>(
+        configuration: ClientConfiguration,
+        _ body: (Client) async throws -> Result
+    ) async throws -> Result {
+        let result: Result
+        do {
+            result = try await Client.withClient(configuration: configuration, body)
+        } catch {
+            try saveCookies(of: configuration)
+            throw error
+        }
+        try saveCookies(of: configuration)
+        return result
+    }
+
+    private static func saveCookies(of configuration: ClientConfiguration) throws {
+        guard let jar = configuration.cookies else { return }
+        do {
+            try jar.save()
+        } catch let error as CourierError {
+            throw CommandFailure(.invalidInput, "--cookie-jar: \(error.message)")
+        }
     }
 
     /// Parses `Name: value`.

@@ -64,7 +64,7 @@ struct DownloadCommand: AsyncParsableCommand {
         var request = Request<Void>(path: url)
         if let timeout = client.timeout { request.timeout = .milliseconds(Int64(timeout * 1000)) }
         let download = Task {
-            try await Client.withClient(configuration: configuration) { client in
+            try await ClientOptions.withClient(configuration: configuration) { client in
                 try await client.download(request, to: destination, options: options)
             }
         }

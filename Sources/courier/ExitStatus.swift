@@ -28,10 +28,13 @@ enum ExitStatus: Int32 {
     case interrupted = 130
     /// The server refused the credentials of `--user` or `--bearer`.
     case authenticationFailed = 11
+    /// The proxy of `--proxy` refused its credentials or the tunnel.
+    case proxy = 12
 
     init(_ kind: CourierError.Kind) {
         switch kind {
-        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody, .invalidDestination: self = .invalidInput
+        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody, .invalidDestination, .cookieStorage: self = .invalidInput
+        case .proxy: self = .proxy
         case .integrityCheckFailed, .resumeMismatch: self = .integrity
         case .connectionFailed: self = .connectionFailed
         case .tls: self = .tls

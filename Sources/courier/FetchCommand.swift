@@ -61,7 +61,7 @@ struct FetchCommand: AsyncParsableCommand {
         let (configuration, request) = try FetchPlan(command: self).make()
         let response: Response
         do {
-            response = try await Client.withClient(configuration: configuration) { client in
+            response = try await ClientOptions.withClient(configuration: configuration) { client in
                 try await client.response(for: request)
             }
         } catch let error as CourierError {

@@ -120,7 +120,8 @@ extension Client {
         }
     }
 
-    /// Sends a request and follows its redirects. The authenticator works on each hop while
+    /// Sends a request and follows its redirects. Each hop gets the cookie jar's cookies for
+    /// its own URL, and each response's cookies are stored. The authenticator works on each hop while
     /// the chain stays on its first origin; once it left, it adds no credentials and answers no
     /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
     func exchange(_ request: HTTPRequest) async throws -> Response {
@@ -137,6 +138,7 @@ extension Client {
             var outgoing = current
             let authenticator = redirects.credentialsRemoved ? nil : self.authenticator
             let credentials = try await authenticator?.authorize(&outgoing, attempts: attempts)
+            prepareHop(&outgoing)
             let origin = try await admit(outgoing)
             var response: Response
             let sent = ContinuousClock.now
@@ -147,6 +149,7 @@ extension Client {
                 throw error
             }
             scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .response(status: response.status)))
+            finishHop(outgoing, status: response.status, reasonPhrase: response.reasonPhrase, headers: response.headers)
             if response.status == 401, let authenticator,
                 try await authenticator.answers(response, to: current, sent: credentials, attempts: &attempts)
             {

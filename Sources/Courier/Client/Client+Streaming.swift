@@ -1,7 +1,7 @@
 import Foundation
 
 extension Client {
-    /// Sends `request`, following redirects with the same credential rules as ``exchange(_:)``,
+    /// Sends `request`, following redirects with the same credential and cookie rules as ``exchange(_:)``,
     /// and hands the final response, its body still to be read, to `body`.
     ///
     /// The scheduler slot of the final hop is held until `body` returns, so a download counts
@@ -15,11 +15,14 @@ extension Client {
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
         var current = request
         while true {
-            let origin = try await admit(current)
+            var outgoing = current
+            prepareHop(&outgoing)
+            let origin = try await admit(outgoing)
             let sent = ContinuousClock.now
             let outcome: (result: Result?, next: HTTPRequest?, status: Int)
             do {
-                outcome = try await transport.stream(current, deadline: deadline) { streamed -> (Result?, HTTPRequest?, Int) in
+                outcome = try await transport.stream(outgoing, deadline: deadline) { streamed -> (Result?, HTTPRequest?, Int) in
+                    finishHop(outgoing, status: streamed.head.status, reasonPhrase: streamed.head.reasonPhrase, headers: streamed.head.headers)
                     switch try redirects.next(status: streamed.head.status, location: streamed.head.headers["Location"], request: current) {
                     case .deliver:
                         var streamed = streamed

@@ -97,7 +97,9 @@ public final class Client: Sendable {
     /// applied and no validator runs, but interceptors, redirects, wire checks and lifecycle
     /// hooks do. The escape hatch for requests that ``Request`` cannot describe.
     public func send(_ request: HTTPRequest) async throws -> Response {
-        try await perform(id: request.id, state: nil, validators: []) { () throws(CourierError) in request } finish: { $0 }
+        var request = request
+        request.sensitiveHeaders.formUnion(configuration.sensitiveHeaders.map { $0.lowercased() })
+        return try await perform(id: request.id, state: nil, validators: []) { () throws(CourierError) in request } finish: { $0 }
     }
 
     /// Sends the request an endpoint describes and returns its decoded value.

@@ -58,6 +58,16 @@ public struct ClientConfiguration: Sendable {
     public var clock: any Clock<Duration>
     /// The credentials sent, each only to its own origin; none by default.
     public var authentication: Authentication
+    /// The cookie jar: cookies that responses set are kept and sent back on later requests
+    /// and redirect hops, by RFC 6265's rules. `nil`, the default, keeps no cookies.
+    public var cookies: CookieJar?
+    /// The HTTP proxy every request goes through, tunnelled with `CONNECT`; none by default.
+    public var proxy: Proxy?
+    /// Names of headers, besides ``Headers/alwaysRedacted``, whose values are secrets: they
+    /// are redacted in every log line and observer's view, and removed when a redirect leaves
+    /// the origin, like `Authorization`. Compared case-insensitively; a request adds its own
+    /// with ``Request/sensitiveHeaders``.
+    public var sensitiveHeaders: Set<String>
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -80,6 +90,9 @@ public struct ClientConfiguration: Sendable {
         self.retryPolicy = .none
         self.clock = ContinuousClock()
         self.authentication = Authentication()
+        self.cookies = nil
+        self.proxy = nil
+        self.sensitiveHeaders = []
     }
 
     /// The transport settings this configuration implies.
@@ -88,7 +101,8 @@ public struct ClientConfiguration: Sendable {
             connectTimeout: timeouts.connect,
             readTimeout: timeouts.read,
             decompression: decompression,
-            maximumConnectionsPerHost: maximumConnectionsPerHost
+            maximumConnectionsPerHost: maximumConnectionsPerHost,
+            proxy: proxy
         )
     }
 }

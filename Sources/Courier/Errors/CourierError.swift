@@ -69,6 +69,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// password; after one refresh for a bearer token), or asked for a kind of Digest
         /// answer the request cannot give. ``CourierError/response`` holds the last 401.
         public static let authenticationFailed = Kind("authenticationFailed")
+        /// A cookie jar's file could not be read or written, or is not a cookie file.
+        public static let cookieStorage = Kind("cookieStorage")
+        /// The proxy could not be reached, refused its credentials (407), or refused to open a
+        /// tunnel to the origin.
+        public static let proxy = Kind("proxy")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

@@ -116,7 +116,8 @@ public enum HTTPDate {
         return year
     }
 
-    private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
+    /// The UTC instant of a calendar date and time; `nil` for a day the month does not have.
+    static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
         guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         let seconds = days(fromYear: year, month: month, day: day) * 86_400 + time.0 * 3600 + time.1 * 60 + time.2
         return Date(timeIntervalSince1970: TimeInterval(seconds))

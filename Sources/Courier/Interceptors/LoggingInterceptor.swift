@@ -5,8 +5,11 @@ import Logging
 ///
 /// It logs one line when the request goes down and one when the response (or error) comes
 /// back, at `level`, with the method, URL, status and duration as metadata; headers are logged
-/// at `trace` level, with `Authorization`, `Cookie`, `Proxy-Authorization` and sensitive headers
-/// replaced by `<redacted>`.
+/// at `trace` level, with the values of ``Headers/alwaysRedacted`` headers and of the
+/// request's ``HTTPRequest/sensitiveHeaders`` (which include
+/// ``ClientConfiguration/sensitiveHeaders``) replaced by `<redacted>`. Cookies the jar adds and
+/// credentials the client adds come later in the pipeline and are not part of these lines;
+/// the client's own trace lines show each message as sent, redacted the same way.
 public struct LoggingInterceptor: Interceptor {
     private let logger: Logger
     private let level: Logger.Level

@@ -16,6 +16,11 @@ public protocol RequestObserver: Sendable {
     /// An attempt failed (``RequestEvent/response`` or ``RequestEvent/error`` says how) and the
     /// request will be sent again after ``RequestEvent/retryDelay``.
     func requestWillRetry(_ event: RequestEvent)
+    /// A message is about to be sent: the first request, a redirect hop or an answer to a
+    /// challenge, with its credentials and cookies (see ``ExchangeEvent``).
+    func exchangeWillSend(_ event: ExchangeEvent)
+    /// The response head of a message arrived, before redirects or challenges are acted on.
+    func exchangeDidReceive(_ event: ExchangeEvent)
 }
 
 extension RequestObserver {
@@ -24,6 +29,8 @@ extension RequestObserver {
     public func requestDidStop(_ event: RequestEvent) {}
     public func requestDidChangeState(_ event: RequestEvent) {}
     public func requestWillRetry(_ event: RequestEvent) {}
+    public func exchangeWillSend(_ event: ExchangeEvent) {}
+    public func exchangeDidReceive(_ event: ExchangeEvent) {}
 }
 
 /// What an observer is told about a request.

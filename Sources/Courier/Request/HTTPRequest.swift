@@ -76,9 +76,10 @@ public struct HTTPRequest: Sendable {
         url = try URLBuilder.url(path: url.absoluteString, base: nil, queryPairs: items.map { ($0.name, $0.value) })
     }
 
-    /// The headers with credential values replaced by `<redacted>`, for logs.
+    /// The headers with credential values (``Headers/alwaysRedacted`` and
+    /// ``sensitiveHeaders``) replaced by `<redacted>`, for logs.
     public var redactedHeaders: Headers {
-        Headers(headers.map { ($0.name, isSensitive($0.name) ? "<redacted>" : $0.value) })
+        headers.redacted(alsoHiding: sensitiveHeaders)
     }
 }
 

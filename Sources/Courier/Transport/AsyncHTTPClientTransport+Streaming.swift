@@ -30,7 +30,7 @@ extension AsyncHTTPClientTransport {
             do {
                 (head, firstByte) = try await handoff.head()
             } catch {
-                throw AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
+                throw mapped(error, url: url, timeout: timeout)
             }
             var timing = Timing(start: start)
             timing.firstByte = firstByte

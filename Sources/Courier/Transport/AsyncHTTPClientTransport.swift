@@ -19,6 +19,8 @@ public final class AsyncHTTPClientTransport: Transport {
     let client: HTTPClient
     let logger: Logger
     let affinity = LoopAffinity(group: MultiThreadedEventLoopGroup.singleton)
+    /// The proxy connections are tunnelled through, if any.
+    let proxy: Proxy?
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -40,12 +42,23 @@ public final class AsyncHTTPClientTransport: Transport {
         case .disabled: settings.decompression = .disabled
         case .enabled(let ratio): settings.decompression = .enabled(limit: .ratio(max(1, ratio)))
         }
+        if let proxy = configuration.proxy {
+            // CONNECT for every origin, http included; the credentials go on CONNECT only.
+            settings.proxy = .server(
+                host: proxy.host, port: proxy.port,
+                authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) }
+            )
+        }
+        self.proxy = configuration.proxy
         // With no tracer bootstrapped, AsyncHTTPClient would still open a no-op span, and
         // format its name, for every request; a real tracer is kept.
         if InstrumentationSystem.tracer is NoOpTracer {
             settings.tracing.tracer = nil
         }
-        let logger = logger ?? Logger(label: "courier.transport", factory: { _ in SwiftLogNoOpLogHandler() })
+        var logger = logger ?? Logger(label: "courier.transport", factory: { _ in SwiftLogNoOpLogHandler() })
+        // AsyncHTTPClient's trace lines print whole message heads, credentials and cookies
+        // included; it gets the logger at debug level at most, so no secret reaches a log.
+        if logger.logLevel < .debug { logger.logLevel = .debug }
         self.client = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: settings,
@@ -75,7 +88,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // rejection sent as soon as the body was read) is a response, not a failure.
             collected = delegate.earlyResponse!
         } catch {
-            throw AsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
+            throw mapped(error, url: request.url, timeout: request.timeout)
         }
         var timing = Timing(start: start)
         timing.firstByte = collected.firstByte
@@ -99,6 +112,8 @@ public final class AsyncHTTPClientTransport: Transport {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
+        // Inside a tunnel, only the origin would read it: a proxy's credentials never go there.
+        if proxy != nil { headers.remove(name: "Proxy-Authorization") }
         var body: HTTPClient.Body?
         if let requestBody = request.body {
             if !requestBody.isStreamed, let data = requestBody.bytes {
@@ -141,6 +156,20 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
+    /// ``map(_:url:timeout:)``, with connection failures blamed on the proxy when the
+    /// connection goes to one.
+    func mapped(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
+        let mapped = AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
+        guard let proxy, !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
+        var blamed = CourierError(
+            mapped.kind,
+            "Could not connect to the proxy \(proxy.host):\(proxy.port); check that ClientConfiguration.proxy names a running HTTP proxy.",
+            url: url, underlyingError: error
+        )
+        blamed.requestMayHaveBeenSent = false
+        return blamed
+    }
+
     /// Translates AsyncHTTPClient, NIO and TLS errors into ``CourierError``.
     static func map(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
         func make(_ kind: CourierError.Kind, _ message: String) -> CourierError {
@@ -172,6 +201,12 @@ public final class AsyncHTTPClientTransport: Transport {
                 return make(.malformedResponse, "The server's response broke HTTP/1.1 framing (\(error.shortDescription)); it cannot be read safely.")
             case .invalidURL, .emptyHost, .emptyScheme:
                 return make(.invalidURL, "The URL \(url.absoluteString) cannot be sent (\(error.shortDescription)); check its scheme and host.")
+            case .proxyAuthenticationRequired:
+                return unsent(.proxy, "The proxy refused its credentials (407 Proxy Authentication Required); check the user name and password of ClientConfiguration.proxy.")
+            case .invalidProxyResponse:
+                return unsent(.proxy, "The proxy refused to open a tunnel to \(url.host ?? "the host"):\(url.port.map(String.init) ?? "its default port"); check that it allows CONNECT to that port.")
+            case .httpProxyHandshakeTimeout:
+                return unsent(.proxy, "The proxy did not answer the tunnel request in time; check that ClientConfiguration.proxy names a running HTTP proxy.")
             case .alreadyShutdown:
                 return make(.clientShutdown, "The client was shut down; create a new one.")
             default:

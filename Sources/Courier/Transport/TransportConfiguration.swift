@@ -13,6 +13,8 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// Whether a failed connection attempt is tried again until the connect timeout; off by
     /// default, so that a refused connection fails at once.
     public var retriesFailedConnections: Bool
+    /// The HTTP proxy every connection is tunnelled through; none by default.
+    public var proxy: Proxy?
 
     /// Creates settings.
     public init(
@@ -21,8 +23,10 @@ public struct TransportConfiguration: Sendable, Hashable {
         decompression: Decompression = .enabled(maximumRatio: 100),
         maximumConnectionsPerHost: Int = 8,
         idleConnectionTimeout: Duration = .seconds(60),
-        retriesFailedConnections: Bool = false
+        retriesFailedConnections: Bool = false,
+        proxy: Proxy? = nil
     ) {
+        self.proxy = proxy
         self.retriesFailedConnections = retriesFailedConnections
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout

@@ -10,9 +10,7 @@ import Testing
 @Suite("Authentication secrets and the logs")
 struct AuthenticationLoggingTests {
     @Test func noSecretReachesAnyLogLine() async throws {
-        var handler = InMemoryLogHandler()
-        handler.logLevel = .trace
-        let logger = Logger(label: "test", factory: { _ in handler })
+        let (logger, handler) = traceLogger()
         let provider = CountingTokenProvider(initial: "expired-token-0xdead", refreshed: "fresh/token+0xbeef")
         var secrets = ["pa55 w0rd secret", "expired-token-0xdead", "fresh/token+0xbeef"]
         try await withTwoServers { server, bearerServer in

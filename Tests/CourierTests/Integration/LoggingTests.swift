@@ -10,9 +10,7 @@ struct LoggingTests {
     static let secrets = ["Basic c2VjcmV0OnB3", "session=topsecret", "Bearer proxy-secret", "api-key-secret"]
 
     @Test func secretsNeverReachTheLogs() async throws {
-        var handler = InMemoryLogHandler()
-        handler.logLevel = .trace
-        let logger = Logger(label: "test", factory: { _ in handler })
+        let (logger, handler) = traceLogger()
         try await withServer { server in
             try await withClient(server, configure: {
                 $0.interceptors = [LoggingInterceptor(logger: logger)]

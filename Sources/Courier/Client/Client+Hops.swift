@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+extension Client {
+    /// Adds the cookie jar's cookies for the hop's URL, then tells the observers and the
+    /// logger (at trace level, secrets redacted) that the hop is about to be sent.
+    func prepareHop(_ request: inout HTTPRequest) {
+        configuration.cookies?.addCookies(to: &request)
+        let event = ExchangeEvent(request: request)
+        for observer in configuration.observers { observer.exchangeWillSend(event) }
+        let logger = configuration.logger
+        logger.trace("sending", metadata: [
+            "courier.request": "\(request.id)",
+            "courier.method": "\(request.method)",
+            "courier.url": "\(request.url.absoluteString)",
+            "courier.headers": "\(event.redactedRequestHeaders.pairs)",
+        ])
+    }
+
+    /// Stores the cookies a hop's response sets, then tells the observers and the logger.
+    func finishHop(_ request: HTTPRequest, status: Int, reasonPhrase: String, headers: Headers) {
+        configuration.cookies?.store(from: headers, url: request.url)
+        let event = ExchangeEvent(request: request, status: status, reasonPhrase: reasonPhrase, responseHeaders: headers)
+        for observer in configuration.observers { observer.exchangeDidReceive(event) }
+        configuration.logger.trace("received", metadata: [
+            "courier.request": "\(request.id)",
+            "courier.status": "\(status)",
+            "courier.headers": "\(event.redactedResponseHeaders.pairs)",
+        ])
+    }
+}

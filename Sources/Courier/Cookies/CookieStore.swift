@@ -1,0 +1,162 @@
+import Foundation
+
+/// The rules of a cookie jar as a pure value: storing a `Set-Cookie` field received from a
+/// URL (RFC 6265 §5.3, with RFC 6265bis's safeguards) and choosing the cookies a URL gets
+/// (§5.4). ``CookieJar`` wraps it with a lock, a clock and a file; tests drive it directly.
+struct CookieStore: Sendable {
+    /// What became of a `Set-Cookie` field.
+    enum Decision: Sendable, Equatable {
+        /// The cookie was stored, new or replacing one with its name, domain and path.
+        case stored
+        /// The cookie had already expired: it removed the one it would replace, if any.
+        case removed
+        /// The field was ignored, for the reason given.
+        case rejected(String)
+    }
+
+    /// The most cookies kept for one domain; the least recently used go first.
+    static let maximumPerDomain = 180
+    /// The most cookies kept in all.
+    static let maximumTotal = 3000
+
+    let publicSuffixes: PublicSuffixList
+    /// The cookies, in the order they were first stored.
+    private(set) var cookies: [Cookie] = []
+
+    init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = []) {
+        self.publicSuffixes = publicSuffixes
+        self.cookies = cookies
+    }
+
+    /// Stores the cookie `field` sets, received in a response from `url` at `now`.
+    mutating func receive(_ field: String, from url: URL, now: Date) -> Decision {
+        guard let target = CookieTarget(url) else { return .rejected("the URL has no host") }
+        guard let set = SetCookie(field) else { return .rejected("not a name=value pair") }
+        var cookie = Cookie(
+            name: set.name, value: set.value, domain: target.host, path: set.path ?? target.defaultPath,
+            isSecure: set.isSecure, isHTTPOnly: set.isHTTPOnly, sameSite: set.sameSite, created: now
+        )
+        if let maxAge = set.maxAge {
+            cookie.expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(min(Double(maxAge), Date.distantFuture.timeIntervalSince(now)))
+        } else {
+            cookie.expires = set.expires
+        }
+        if let domain = set.domain {
+            if target.isIPAddress || publicSuffixes.isPublicSuffix(domain) {
+                // Only the host itself: the cookie stays host-only.
+                guard domain == target.host else {
+                    return .rejected(target.isIPAddress ? "an IP address matches no other Domain" : "\(domain) is a public suffix")
+                }
+            } else {
+                guard CookieStore.domain(target.host, matches: domain) else {
+                    return .rejected("\(target.host) is not within the domain \(domain)")
+                }
+                cookie.domain = domain
+                cookie.isHostOnly = false
+            }
+        }
+        if let reason = rejection(of: cookie, from: target) { return .rejected(reason) }
+        let replaced = cookies.firstIndex { $0.replaces(cookie) }
+        if cookie.isExpired(at: now) {
+            if let replaced { cookies.remove(at: replaced) }
+            return .removed
+        }
+        if let replaced {
+            cookie.created = cookies[replaced].created
+            cookies[replaced] = cookie
+        } else {
+            cookies.append(cookie)
+            evict(keeping: cookie)
+        }
+        return .stored
+    }
+
+    /// The cookies `url` gets at `now`, in the order of its `Cookie` header: longer paths
+    /// first, then earlier creation. Marks them used and drops expired cookies.
+    mutating func cookies(for url: URL, now: Date) -> [Cookie] {
+        removeExpired(at: now)
+        guard let target = CookieTarget(url) else { return [] }
+        var chosen: [(index: Int, cookie: Cookie)] = []
+        for (index, cookie) in cookies.enumerated() where CookieStore.cookie(cookie, isSentTo: target) {
+            cookies[index].lastAccessed = now
+            chosen.append((index, cookie))
+        }
+        chosen.sort { a, b in
+            let (lengthA, lengthB) = (a.cookie.path.utf8.count, b.cookie.path.utf8.count)
+            if lengthA != lengthB { return lengthA > lengthB }
+            if a.cookie.created != b.cookie.created { return a.cookie.created < b.cookie.created }
+            return a.index < b.index
+        }
+        return chosen.map(\.cookie)
+    }
+
+    /// Removes the cookies that expired at `now`.
+    mutating func removeExpired(at now: Date) {
+        cookies.removeAll { $0.isExpired(at: now) }
+    }
+
+    /// Removes every cookie `shouldRemove` picks.
+    mutating func removeAll(where shouldRemove: (Cookie) -> Bool) {
+        cookies.removeAll(where: shouldRemove)
+    }
+
+    /// Why `cookie` may not be stored from `target`, or `nil` when it may.
+    private func rejection(of cookie: Cookie, from target: CookieTarget) -> String? {
+        let lowerName = cookie.name.lowercased()
+        if cookie.isSecure, !target.isSecure {
+            return "a Secure cookie may only be set over https"
+        }
+        if lowerName.hasPrefix("__secure-"), !cookie.isSecure {
+            return "a __Secure- cookie needs the Secure attribute"
+        }
+        if lowerName.hasPrefix("__host-"), !cookie.isSecure || !cookie.isHostOnly || cookie.path != "/" {
+            return "a __Host- cookie needs Secure, Path=/ and no Domain"
+        }
+        if !target.isSecure {
+            // An insecure response may not replace or shadow a Secure cookie (RFC 6265bis §5.7).
+            let shadows = cookies.contains { existing in
+                existing.isSecure && existing.name == cookie.name
+                    && (CookieStore.domain(existing.domain, matches: cookie.domain) || CookieStore.domain(cookie.domain, matches: existing.domain))
+                    && CookieStore.path(cookie.path, matches: existing.path)
+            }
+            if shadows { return "it would replace a Secure cookie over an insecure connection" }
+        }
+        return nil
+    }
+
+    /// Drops the least recently used cookies past the per-domain and total limits, never `kept`.
+    private mutating func evict(keeping kept: Cookie) {
+        func dropOldest(among candidates: (Cookie) -> Bool) {
+            let victim = cookies.indices
+                .filter { candidates(cookies[$0]) && !cookies[$0].replaces(kept) }
+                .min { cookies[$0].lastAccessed < cookies[$1].lastAccessed }
+            if let victim { cookies.remove(at: victim) }
+        }
+        if cookies.count(where: { $0.domain == kept.domain }) > CookieStore.maximumPerDomain {
+            dropOldest { $0.domain == kept.domain }
+        }
+        if cookies.count > CookieStore.maximumTotal {
+            dropOldest { _ in true }
+        }
+    }
+
+    /// Whether `cookie` goes with a request to `target` (RFC 6265 §5.4 step 1).
+    static func cookie(_ cookie: Cookie, isSentTo target: CookieTarget) -> Bool {
+        let domainMatches = cookie.isHostOnly || target.isIPAddress
+            ? target.host == cookie.domain : domain(target.host, matches: cookie.domain)
+        return domainMatches && path(target.path, matches: cookie.path) && (!cookie.isSecure || target.isSecure)
+    }
+
+    /// Domain matching (RFC 6265 §5.1.3): the same name, or a name that ends with a dot and
+    /// the domain. The caller rules out IP addresses, which match only themselves.
+    static func domain(_ host: String, matches domain: String) -> Bool {
+        host == domain || (host.hasSuffix(domain) && host.utf8.dropLast(domain.utf8.count).last == UInt8(ascii: "."))
+    }
+
+    /// Path matching (RFC 6265 §5.1.4): the same path, or one below the cookie's path.
+    static func path(_ requestPath: String, matches cookiePath: String) -> Bool {
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        let rest = requestPath.utf8.dropFirst(cookiePath.utf8.count)
+        return rest.isEmpty || cookiePath.hasSuffix("/") || rest.first == UInt8(ascii: "/")
+    }
+}

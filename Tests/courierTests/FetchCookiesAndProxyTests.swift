@@ -1,0 +1,87 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import courier
+
+@Suite("courier --cookie-jar, --proxy and --verbose")
+struct FetchCookiesAndProxyTests {
+    @Test func cookieJarIsLoadedUsedAndSaved() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-jar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let jar = folder.appendingPathComponent("cookies.json").path
+        try await withServer { server in
+            let set = "Set-Cookie=" + "kept=yes; Max-Age=3600; Path=/".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let first = await courier("fetch", server.url("/response-headers?\(set)").absoluteString, "--cookie-jar", jar)
+            #expect(first.status == 0, "\(first.stderr)")
+            let mode = try FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600)
+            let second = await courier("fetch", server.url("/cookies").absoluteString, "--cookie-jar", jar)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout.contains("\"header\": \"kept=yes\""))
+            let session = await courier("fetch", server.url("/cookies/set?session=1").absoluteString, "--cookie-jar", jar)
+            #expect(session.stdout.contains("kept=yes; session=1"))
+            #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("session") == false)
+        }
+    }
+
+    @Test func aCorruptJarIsInvalidInput() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-bad-jar-\(UUID().uuidString).json")
+        try Data("[1,2".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = await courier("fetch", "http://127.0.0.1:1/get", "--cookie-jar", file.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--cookie-jar"))
+    }
+
+    @Test func proxyCredentialsComeFromTheURLAndStayOnTheProxyHop() async throws {
+        try await withServer { server in
+            try await ForwardProxy.withProxy(credentials: .init(user: "ada", password: "p@ss")) { proxy in
+                let run = await courier("fetch", server.url("/headers").absoluteString, "--proxy", "http://ada:p%40ss@127.0.0.1:\(proxy.port)", "-v")
+                let refused = await courier("fetch", server.url("/headers").absoluteString, "--proxy", "http://ada:nope@127.0.0.1:\(proxy.port)")
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(proxy.tunnels >= 1)
+                #expect(server.receivedRequests.allSatisfy { $0.header("Proxy-Authorization") == nil })
+                #expect(!run.stderr.contains("p@ss") && !run.stderr.contains("nope"))
+                #expect(refused.status == 12)
+                #expect(!refused.stderr.contains("nope"))
+            }
+        }
+    }
+
+    @Test func badProxyURLsAreInvalidInput() async {
+        let run = await courier("fetch", "http://127.0.0.1:1/get", "--proxy", "socks5://secret@proxy")
+        #expect(run.status == 2)
+        #expect(!run.stderr.contains("secret"))
+    }
+
+    @Test func verbosePrintsEveryHopWithSecretsRedacted() async throws {
+        try await withServer { server in
+            let run = await courier(
+                "fetch", server.url("/basic-auth/ada/s3cret").absoluteString, "--user", "ada:s3cret", "-v",
+                "-H", "X-Trace: visible"
+            )
+            #expect(run.status == 0, "\(run.stderr)")
+            let lines = run.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.contains("> GET /basic-auth/ada/s3cret HTTP/1.1"))
+            #expect(lines.contains("> Host: 127.0.0.1:\(server.port)"))
+            #expect(lines.contains("> X-Trace: visible"))
+            #expect(lines.contains("< HTTP/1.1 401 Unauthorized"))
+            #expect(lines.contains("> Authorization: <redacted>"))
+            #expect(lines.contains("< HTTP/1.1 200 OK"))
+            let basic = Data("ada:s3cret".utf8).base64EncodedString()
+            #expect(!run.stderr.contains(basic))
+
+            let jar = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-verbose-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: jar) }
+            let cookies = await courier("fetch", server.url("/cookies/set?token=t0k%2Ben").absoluteString, "--verbose", "--cookie-jar", jar.path)
+            #expect(cookies.status == 0, "\(cookies.stderr)")
+            #expect(cookies.stderr.contains("< Set-Cookie: <redacted>"))
+            #expect(cookies.stderr.contains("> Cookie: <redacted>"))
+            #expect(cookies.stderr.contains("< HTTP/1.1 302 Found"))
+            #expect(!cookies.stderr.contains("t0k+en"))
+        }
+    }
+}

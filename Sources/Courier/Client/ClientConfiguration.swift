@@ -58,6 +58,9 @@ public struct ClientConfiguration: Sendable {
     public var clock: any Clock<Duration>
     /// The credentials sent, each only to its own origin; none by default.
     public var authentication: Authentication
+    /// Trusted roots, pins and client certificates; by default the system's roots with host
+    /// name checks, no pins and no client certificate. See <doc:Security>.
+    public var tls: TLSPolicy
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -80,6 +83,7 @@ public struct ClientConfiguration: Sendable {
         self.retryPolicy = .none
         self.clock = ContinuousClock()
         self.authentication = Authentication()
+        self.tls = TLSPolicy()
     }
 
     /// The transport settings this configuration implies.

@@ -2,6 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+// `stat` may be vended by the CoreFoundation module once it is loaded (X509 loads it).
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)

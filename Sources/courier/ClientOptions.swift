@@ -2,8 +2,8 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// The options `fetch` and `batch` share: where relative URLs go, how long to wait, redirects
-/// and retries.
+/// The options `fetch`, `batch` and `download` share: where relative URLs go, how long to
+/// wait, redirects, retries and TLS.
 struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("base-url"), help: "The base URL a relative URL is joined to.")
     var baseURL: String?
@@ -19,6 +19,8 @@ struct ClientOptions: ParsableArguments {
 
     @Option(help: "Send a request again up to N times after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.")
     var retry: Int?
+
+    @OptionGroup(title: "TLS") var tls: TLSOptions
 
     /// The client configuration these options describe.
     func configuration() throws -> ClientConfiguration {
@@ -45,6 +47,7 @@ struct ClientOptions: ParsableArguments {
             guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
             configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
         }
+        try tls.apply(to: &configuration)
         return configuration
     }
 

@@ -20,8 +20,8 @@ public struct TLSPolicy: Sendable, Hashable {
     public var pins: [HostPins]
     /// The client certificate shown to every host without one of its own; none by default.
     public var clientIdentity: ClientIdentity?
-    /// Client certificates per host (`api.example.com` or `*.example.com`); they take
-    /// precedence over ``clientIdentity``.
+    /// Client certificates per host (`api.example.com`, `*.example.com` or `*`); they take
+    /// precedence over ``clientIdentity``, and a host name over a wildcard.
     public var hostIdentities: [String: ClientIdentity]
 
     /// Creates a policy; the defaults trust the system roots, pin nothing and show no
@@ -41,9 +41,21 @@ public struct TLSPolicy: Sendable, Hashable {
     /// The settings that apply to `host` at `now`, or `nil` when the defaults apply.
     func settings(for host: String, at now: Date) -> HostTLSSettings? {
         let pinned = pins.first { $0.applies(to: host, at: now) }
-        let identity = hostIdentities.first { HostPattern($0.key).matches(host) }?.value ?? clientIdentity
+        let identity = hostIdentity(for: host) ?? clientIdentity
         guard trustRoots != .system || pinned != nil || identity != nil else { return nil }
         return HostTLSSettings(trustRoots: trustRoots, pins: pinned, identity: identity)
+    }
+
+    /// The identity of the most specific entry of ``hostIdentities`` matching `host`: the
+    /// host itself, then `*.` its parent domain, then `*`.
+    private func hostIdentity(for host: String) -> ClientIdentity? {
+        let matching = hostIdentities.filter { HostPattern($0.key).matches(host) }
+        let mostSpecific = matching.keys.min { rank($0) < rank($1) || (rank($0) == rank($1) && $0 < $1) }
+        return mostSpecific.flatMap { matching[$0] }
+    }
+
+    private func rank(_ pattern: String) -> Int {
+        pattern == "*" ? 2 : pattern.hasPrefix("*.") ? 1 : 0
     }
 
     /// Whether some host may need settings other than the defaults.

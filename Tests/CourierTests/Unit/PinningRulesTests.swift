@@ -63,6 +63,16 @@ struct PinningRulesTests {
         #expect(api != other)
     }
 
+    @Test func theMostSpecificHostIdentityWins() throws {
+        let exact = ClientIdentity.pkcs12(.bytes(Data([1])), password: "")
+        let wildcard = ClientIdentity.pkcs12(.bytes(Data([2])), password: "")
+        let every = ClientIdentity.pkcs12(.bytes(Data([3])), password: "")
+        let policy = TLSPolicy(hostIdentities: ["*": every, "*.example.com": wildcard, "api.example.com": exact])
+        #expect(policy.settings(for: "api.example.com", at: Date())?.identity == exact)
+        #expect(policy.settings(for: "www.example.com", at: Date())?.identity == wildcard)
+        #expect(policy.settings(for: "example.org", at: Date())?.identity == every)
+    }
+
     @Test func anIdentityNeverShowsItsPassword() {
         let identity = ClientIdentity.pkcs12(.file("/tmp/client.p12"), password: "hunter2")
         #expect(!identity.description.contains("hunter2"))

@@ -59,7 +59,9 @@ public struct ClientConfiguration: Sendable {
     /// The credentials sent, each only to its own origin; none by default.
     public var authentication: Authentication
     /// Trusted roots, pins and client certificates; by default the system's roots with host
-    /// name checks, no pins and no client certificate. See <doc:Security>.
+    /// name checks, no pins and no client certificate. Applied by the client's own transport;
+    /// a transport you pass to ``Client/init(configuration:transport:ownsTransport:)`` does its
+    /// own TLS. See <doc:Security>.
     public var tls: TLSPolicy
 
     /// Creates a configuration.

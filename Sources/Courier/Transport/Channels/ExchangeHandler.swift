@@ -27,6 +27,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var awaitingReader = false
     private var queue = CircularBuffer<HTTPClientResponsePart>()
     private var readDeferred = false
+    private var isRemoved = false
 
     init(handshake: EventLoopPromise<Void>, fault: Connection.Fault) {
         self.handshake = handshake
@@ -84,7 +85,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     // The reader gave up: the rest of the body is not wanted.
                     handler.keepAlive = false
                     handler.queue.removeAll()
-                    context.close(promise: nil)
+                    if !handler.isRemoved { context.close(promise: nil) }
                 } else {
                     handler.drain(context: context)
                 }
@@ -101,7 +102,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         while !awaitingReader, let next = queue.popFirst() {
             deliver(next, context: context)
         }
-        if !awaitingReader, readDeferred {
+        if !awaitingReader, readDeferred, !isRemoved {
             readDeferred = false
             context.read()
         }
@@ -117,18 +118,29 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         fault.withLockedValue { $0 = $0 ?? error }
-        abandon(error)
+        // A peer that closes without TLS's close_notify after a complete response did no harm.
+        if !responseComplete { abandon(error) }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        abandon(ExchangeClosed())
+        if !responseComplete { abandon(ExchangeClosed()) }
+        keepAlive = false
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        // A connection attempt that lost the race to another address, or never connected.
-        abandon(ExchangeClosed())
+        // Also a connection attempt that lost the race to another address, or never connected.
+        isRemoved = true
+        if !responseComplete { abandon(ExchangeClosed()) }
+        keepAlive = false
+    }
+
+    /// Whether the whole response arrived and its last pieces wait for the reader: they are
+    /// still delivered when the connection closes behind them.
+    private var responseComplete: Bool {
+        if case .end = queue.last { return true }
+        return false
     }
 
     /// Fails the handshake and the exchange still waiting, if any, with `error`.

@@ -16,6 +16,13 @@ struct TLSWorld {
     /// A server presenting `server`, issued by `authority`.
     var serverTLS: TestServerTLS { TestServerTLS(chain: [server]) }
 
+    /// Runs `body` with a server presenting `server` and a client trusting `authority`.
+    func run(_ body: (TestServer, Client) async throws -> Void) async throws {
+        try await withTLSServer(serverTLS) { server in
+            try await withClient(server, tls: trustingAuthority) { client in try await body(server, client) }
+        }
+    }
+
     /// A policy trusting only `authority`.
     var trustingAuthority: TLSPolicy {
         TLSPolicy(trustRoots: .only([.bytes(authority.certificateDER)]))

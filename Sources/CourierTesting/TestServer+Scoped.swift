@@ -1,5 +1,5 @@
 extension TestServer {
-    /// Starts a server, runs `body` with it, and shuts the server down afterwards, whether
+    /// Starts a server (speaking HTTPS with `tls`), runs `body` with it, and shuts the server down afterwards, whether
     /// `body` returned or threw.
     ///
     /// ```swift
@@ -8,8 +8,11 @@ extension TestServer {
     ///     …
     /// }
     /// ```
-    public static func withServer<Result>(_ body: (TestServer) async throws -> Result) async throws -> Result {
-        try await scoped(try await TestServer.start(), shutdown: { try await $0.shutdown() }, body)
+    public static func withServer<Result>(
+        tls: TestServerTLS? = nil,
+        _ body: (TestServer) async throws -> Result
+    ) async throws -> Result {
+        try await scoped(try await TestServer.start(tls: tls), shutdown: { try await $0.shutdown() }, body)
     }
 }
 

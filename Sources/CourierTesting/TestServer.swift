@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// An in-process HTTP/1.1 server with httpbin-like routes, for tests.
 ///
@@ -35,16 +36,21 @@ public final class TestServer: Sendable {
 
     /// The TCP port the server listens on.
     public let port: Int
+    /// `https` when the server speaks TLS, else `http`.
+    public let scheme: String
 
-    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int) {
+    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int, scheme: String) {
         self.channel = channel
         self.registry = registry
         self.log = log
         self.port = port
+        self.scheme = scheme
     }
 
-    /// Starts a server on `127.0.0.1`, port 0 (an ephemeral port chosen by the system).
-    public static func start() async throws -> TestServer {
+    /// Starts a server on `127.0.0.1`, port 0 (an ephemeral port chosen by the system); with
+    /// `tls`, it speaks HTTPS (see ``TestServerTLS``).
+    public static func start(tls: TestServerTLS? = nil) async throws -> TestServer {
+        let sslContext = try tls?.makeContext()
         let registry = ConnectionRegistry()
         let log = RequestLog()
         let nonces = DigestNonces()
@@ -56,6 +62,7 @@ public final class TestServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
+                    if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
                     try sync.addHandler(TestServerHandler(log: log, nonces: nonces))
                 }
@@ -65,12 +72,12 @@ public final class TestServer: Sendable {
             try? await channel.close()
             throw ServerStartError()
         }
-        return TestServer(channel: channel, registry: registry, log: log, port: port)
+        return TestServer(channel: channel, registry: registry, log: log, port: port, scheme: tls == nil ? "http" : "https")
     }
 
-    /// The server's base URL, `http://127.0.0.1:PORT`.
+    /// The server's base URL, `http://127.0.0.1:PORT` (`https` with TLS).
     public var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(self.port)")!
+        URL(string: "\(scheme)://127.0.0.1:\(self.port)")!
     }
 
     /// The URL of `pathAndQuery` on this server, e.g. `url("/get?x=1")` is `http://127.0.0.1:PORT/get?x=1`.
@@ -78,7 +85,7 @@ public final class TestServer: Sendable {
     /// A missing leading `/` is added. The text is used as-is, so it must already be percent-encoded.
     public func url(_ pathAndQuery: String) -> URL {
         let suffix = pathAndQuery.hasPrefix("/") ? pathAndQuery : "/" + pathAndQuery
-        return URL(string: "http://127.0.0.1:\(self.port)\(suffix)")!
+        return URL(string: "\(scheme)://127.0.0.1:\(self.port)\(suffix)")!
     }
 
     /// Stops listening and closes every open connection; waits until they are closed.

@@ -3,7 +3,7 @@ import Courier
 import Foundation
 
 /// The options `fetch`, `batch` and `download` share: where relative URLs go, how long to
-/// wait, redirects and retries, cookies, the proxy, and verbose output.
+/// wait, redirects and retries, cookies, the proxy, verbose output and TLS.
 struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("base-url"), help: "The base URL a relative URL is joined to.")
     var baseURL: String?
@@ -28,6 +28,8 @@ struct ClientOptions: ParsableArguments {
 
     @Flag(name: [.customShort("v"), .long], help: "Print each request and response head, every redirect and challenge included, on stderr, with credentials and cookies redacted.")
     var verbose = false
+
+    @OptionGroup(title: "TLS") var tls: TLSOptions
 
     /// The client configuration these options describe.
     func configuration() throws -> ClientConfiguration {
@@ -55,6 +57,7 @@ struct ClientOptions: ParsableArguments {
             guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
             configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
         }
+        try tls.apply(to: &configuration)
         return configuration
     }
 

@@ -22,10 +22,13 @@ public final class Client: Sendable {
     private let isShutDown = NIOLockedValueBox(false)
 
     /// Creates a client with the default transport, which it owns and shuts down in
-    /// ``shutdown()``.
+    /// ``shutdown()``: AsyncHTTPClient, and Courier's own verified connections for https hosts
+    /// with TLS settings of their own (see ``ClientConfiguration/tls``).
     public convenience init(configuration: ClientConfiguration = ClientConfiguration()) {
-        let transport = AsyncHTTPClientTransport(
-            configuration: configuration.transportConfiguration, logger: configuration.logger
+        let transport = RoutingTransport(
+            configuration: configuration.transportConfiguration,
+            policy: configuration.tls,
+            standard: AsyncHTTPClientTransport(configuration: configuration.transportConfiguration, logger: configuration.logger)
         )
         self.init(configuration: configuration, transport: transport, ownsTransport: true)
     }

@@ -68,6 +68,11 @@ public struct ClientConfiguration: Sendable {
     /// the origin, like `Authorization`. Compared case-insensitively; a request adds its own
     /// with ``Request/sensitiveHeaders``.
     public var sensitiveHeaders: Set<String>
+    /// Trusted roots, pins and client certificates; by default the system's roots with host
+    /// name checks, no pins and no client certificate. Applied by the client's own transport;
+    /// a transport you pass to ``Client/init(configuration:transport:ownsTransport:)`` does its
+    /// own TLS. See <doc:Security>.
+    public var tls: TLSPolicy
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -93,6 +98,7 @@ public struct ClientConfiguration: Sendable {
         self.cookies = nil
         self.proxy = nil
         self.sensitiveHeaders = []
+        self.tls = TLSPolicy()
     }
 
     /// The transport settings this configuration implies.

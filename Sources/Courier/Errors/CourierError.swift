@@ -29,7 +29,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidBody = Kind("invalidBody")
         /// The connection could not be opened, or was closed before the response ended.
         public static let connectionFailed = Kind("connectionFailed")
-        /// The TLS handshake or certificate verification failed.
+        /// The TLS handshake or certificate verification failed; ``CourierError/tlsFailure``
+        /// says why.
         public static let tls = Kind("tls")
         /// A connect, read or total timeout elapsed.
         public static let timeout = Kind("timeout")
@@ -91,6 +92,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var response: Response?
     /// The lower-level error, when there is one.
     public var underlyingError: (any Error)?
+    /// Why a TLS connection failed, for errors of kind ``Kind/tls``.
+    public var tlsFailure: TLSFailure?
     /// Whether any byte of the request may have reached the server. `false` only when the
     /// connection could not be opened, so that even a POST is safe to send again.
     public var requestMayHaveBeenSent: Bool = true
@@ -111,7 +114,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\(kind): \(message)"
+        var text = "\(kind)\(tlsFailure.map { " (\($0))" } ?? ""): \(message)"
         if let url { text += " [\(url.absoluteString)]" }
         if let underlyingError { text += " (underlying: \(underlyingError))" }
         return text

@@ -2,6 +2,13 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+// `stat` may be vended by the CoreFoundation or Dispatch modules once they are loaded.
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+#if canImport(CDispatch)
+import CDispatch
+#endif
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)

@@ -44,7 +44,7 @@ extension AsyncHTTPClientTransport {
             )
             let pieces = ResponseBodyStream {
                 do {
-                    return try await handoff.next().map(Self.joined)
+                    return try await handoff.next().map(BodyHandoff.joined)
                 } catch {
                     throw AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
                 }
@@ -53,16 +53,6 @@ extension AsyncHTTPClientTransport {
         } onCancel: {
             task.cancel()
         }
-    }
-}
-
-extension AsyncHTTPClientTransport {
-    /// The bytes of `pieces`, in order, in one value.
-    static func joined(_ pieces: [ByteBuffer]) -> Data {
-        if pieces.count == 1 { return pieces[0].withUnsafeReadableBytes { Data($0) } }
-        var data = Data(capacity: pieces.reduce(0) { $0 + $1.readableBytes })
-        for piece in pieces { piece.withUnsafeReadableBytes { data.append(contentsOf: $0) } }
-        return data
     }
 }
 

@@ -222,7 +222,10 @@ public final class AsyncHTTPClientTransport: Transport {
         case is NIOHTTPDecompression.DecompressionError:
             return make(.decompressionLimitExceeded, "The compressed body expanded past the allowed ratio, or was corrupt; it was refused as a possible zip bomb. Raise TransportConfiguration.decompression's ratio if it is legitimate.")
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
-            return make(.tls, "The TLS connection to \(url.host ?? "the host") failed: \(error). Check the certificate, its host name and its expiry.")
+            let reason = TLSFailure.classify(error)
+            var failure = make(.tls, reason.message(host: url.host ?? "the host"))
+            failure.tlsFailure = reason
+            return failure
         case is NIOConnectionError:
             return unsent(.connectionFailed, "Could not connect to \(url.host ?? "the host"):\(url.port.map(String.init) ?? "default port"); check that the server is running and reachable.")
         case let error as ChannelError:

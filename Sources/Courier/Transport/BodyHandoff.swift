@@ -1,3 +1,4 @@
+import Foundation
 import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
@@ -153,5 +154,13 @@ final class BodyHandoff: Sendable {
             released?.succeed()
             continuation.resume(with: result)
         }
+    }
+
+    /// The bytes of `pieces`, in order, in one value.
+    static func joined(_ pieces: [ByteBuffer]) -> Data {
+        if pieces.count == 1 { return pieces[0].withUnsafeReadableBytes { Data($0) } }
+        var data = Data(capacity: pieces.reduce(0) { $0 + $1.readableBytes })
+        for piece in pieces { piece.withUnsafeReadableBytes { data.append(contentsOf: $0) } }
+        return data
     }
 }

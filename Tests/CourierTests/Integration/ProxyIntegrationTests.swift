@@ -45,6 +45,20 @@ struct ProxyIntegrationTests {
         }
     }
 
+    @Test func anHTTPSHostWithItsOwnTLSSettingsIsRefusedRatherThanSentAroundTheProxy() async throws {
+        try await ForwardProxy.withProxy { proxy in
+            var configuration = ClientConfiguration()
+            configuration.proxy = Proxy(host: "127.0.0.1", port: proxy.port)
+            configuration.tls.pins = [HostPins(host: "*", pins: [try Pin("sha256/" + String(repeating: "A", count: 43) + "=")])]
+            let client = Client(configuration: configuration)
+            let error = await courierError { _ = try await client.response(for: Request<Response>(path: "https://127.0.0.1:1/get")) }
+            try await client.shutdown()
+            #expect(error?.kind == .proxy)
+            #expect(error?.message.contains("TLS settings of its own") == true)
+            #expect(proxy.receivedRequests.isEmpty)
+        }
+    }
+
     @Test func wrongCredentialsFailWithTheProxyKind() async throws {
         try await withProxy(credentials: ProxyIntegrationTests.credentials) { server, proxy in
             try await withClient(server, configure: {

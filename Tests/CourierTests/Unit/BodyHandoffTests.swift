@@ -66,7 +66,7 @@ struct BodyHandoffTests {
 
     @Test("joined pieces keep their order")
     func joinedPiecesKeepOrder() {
-        let data = AsyncHTTPClientTransport.joined([buffer(1, count: 3), buffer(2, count: 2), ByteBuffer(), buffer(3, count: 1)])
+        let data = BodyHandoff.joined([buffer(1, count: 3), buffer(2, count: 2), ByteBuffer(), buffer(3, count: 1)])
         #expect(Array(data) == [1, 1, 1, 2, 2, 3])
     }
 }

@@ -1,0 +1,167 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// Opens the connections of ``ChannelTransport``: TCP, then TLS verified by a
+/// ``TrustEvaluator`` inside the handshake, then HTTP/1.1.
+///
+/// NIOSSL's custom verification callback replaces BoringSSL's verification with Courier's:
+/// the chain is built and checked against the host's roots and pins, and the handshake fails
+/// unless both pass, so no request byte is ever written to an unverified or unpinned peer.
+final class ChannelConnector: Sendable {
+    private struct Prepared: Sendable {
+        let context: NIOSSLContext
+        let evaluator: TrustEvaluator
+    }
+
+    private let prepared = NIOLockedValueBox<[HostTLSSettings: Prepared]>([:])
+    private let configuration: TransportConfiguration
+    private let group: any EventLoopGroup
+
+    init(configuration: TransportConfiguration, group: any EventLoopGroup) {
+        self.configuration = configuration
+        self.group = group
+    }
+
+    /// A connection to `host`:`port`, its handshake done and its chain verified.
+    func connect(host: String, port: Int, settings: HostTLSSettings) async throws -> Connection {
+        let prepared = try prepare(settings)
+        let rejection = NIOLockedValueBox<TLSFailure?>(nil)
+        let name = HostPattern.normalized(host)
+        let serverName = TrustEvaluator.isAddress(name) ? nil : name
+        let configuration = self.configuration
+        // Each connection attempt (one per address of the host) has its own handshake.
+        let attempts = NIOLockedValueBox<[ObjectIdentifier: (EventLoopFuture<Void>, Connection.Fault)]>([:])
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.nanoseconds(configuration.connectTimeout.nanoseconds))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let tls = try NIOSSLClientHandler(
+                        context: prepared.context, serverHostname: serverName,
+                        customVerificationCallbackWithMetadata: ChannelConnector.verification(
+                            prepared.evaluator, host: name, rejection: rejection
+                        )
+                    )
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(tls)
+                    try sync.addHTTPClientHandlers()
+                    if case .enabled(let ratio) = configuration.decompression {
+                        try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(max(1, ratio))))
+                    }
+                    if let read = configuration.readTimeout {
+                        try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(read.nanoseconds)))
+                    }
+                    let handshake = channel.eventLoop.makePromise(of: Void.self)
+                    let fault = Connection.Fault(nil)
+                    attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (handshake.futureResult, fault) }
+                    try sync.addHandler(ExchangeHandler(handshake: handshake, fault: fault))
+                }
+            }
+        do {
+            let channel = try await bootstrap.connect(host: host, port: port).get()
+            guard let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] }) else {
+                channel.close(promise: nil)
+                throw ExchangeClosed()
+            }
+            do {
+                try await handshake.get()
+            } catch {
+                channel.close(promise: nil)
+                throw error
+            }
+            return Connection(channel: channel, fault: fault)
+        } catch {
+            guard let reason = rejection.withLockedValue({ $0 }) else { throw error }
+            var failure = reason.error(reason.message(host: host))
+            failure.underlyingError = error
+            failure.requestMayHaveBeenSent = false
+            throw failure
+        }
+    }
+
+    /// The callback NIOSSL runs once per handshake with the certificates the server sent.
+    private static func verification(
+        _ evaluator: TrustEvaluator, host: String, rejection: NIOLockedValueBox<TLSFailure?>
+    ) -> NIOSSLCustomVerificationCallbackWithMetadata {
+        { certificates, promise in
+            let encoded = certificates.map { try? $0.toDERBytes() }
+            promise.completeWithTask {
+                let presented = try encoded.map { try Certificate(derEncoded: $0 ?? []) }
+                switch await evaluator.evaluate(presented, host: host) {
+                case .trusted(let chain):
+                    let verified = try chain.map { try NIOSSLCertificate(bytes: Array(Pin.der($0)), format: .der) }
+                    return .certificateVerified(VerificationMetadata(ValidatedCertificateChain(verified)))
+                case .refused(let reason):
+                    rejection.withLockedValue { $0 = reason }
+                    return .failed
+                }
+            }
+        }
+    }
+
+    /// The NIOSSL context and evaluator of `settings`, made once per distinct settings.
+    private func prepare(_ settings: HostTLSSettings) throws(CourierError) -> Prepared {
+        if let ready = prepared.withLockedValue({ $0[settings] }) { return ready }
+        var tls = NIOSSL.TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        if let identity = settings.identity {
+            let (chain, key) = try ChannelConnector.load(identity)
+            tls.certificateChain = chain.map { .certificate($0) }
+            tls.privateKey = .privateKey(key)
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw TLSFailure.unusableMaterial.error("The TLS settings could not be applied (\(error)); check the client certificate and its key.")
+        }
+        let ready = Prepared(context: context, evaluator: try TrustEvaluator(settings: settings))
+        prepared.withLockedValue { $0[settings] = ready }
+        return ready
+    }
+
+    /// The certificate chain and private key of `identity`.
+    static func load(_ identity: ClientIdentity) throws(CourierError) -> ([NIOSSLCertificate], NIOSSLPrivateKey) {
+        switch identity.storage {
+        case .pem(let certificate, let privateKey):
+            let certificates = try certificate.certificates()
+            let keyData = try privateKey.data()
+            do {
+                let chain = try certificates.map { try NIOSSLCertificate(bytes: Array(Pin.der($0)), format: .der) }
+                let key = try NIOSSLPrivateKey(bytes: Array(keyData), format: TLSMaterial.isPEM(keyData) ? .pem : .der)
+                return (chain, key)
+            } catch {
+                throw TLSFailure.unusableMaterial.error("The private key \(privateKey) could not be read (\(error)); give an unencrypted PEM or DER key.")
+            }
+        case .pkcs12(let bundle, let password):
+            let data = try bundle.data()
+            do {
+                let parsed = try NIOSSLPKCS12Bundle(buffer: Array(data), passphrase: Array(password.utf8))
+                return (parsed.certificateChain, parsed.privateKey)
+            } catch {
+                throw TLSFailure.unusableMaterial.error("The PKCS#12 bundle \(bundle) could not be opened (\(error)); check the file and its password.")
+            }
+        }
+    }
+}
+
+/// A connection of ``ChannelTransport``, and the error that ended it once one did.
+struct Connection: Sendable {
+    typealias Fault = NIOLockedValueBox<(any Error)?>
+
+    let channel: any Channel
+    let fault: Fault
+
+    /// What ended the connection, when `error` only says that it is closed.
+    func cause(of error: any Error) -> any Error {
+        guard error is ChannelError || error is ExchangeClosed else { return error }
+        return fault.withLockedValue { $0 } ?? error
+    }
+}

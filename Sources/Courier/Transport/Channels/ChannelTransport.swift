@@ -1,0 +1,166 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The transport of https hosts with TLS settings of their own (custom roots, pins, a client
+/// certificate): HTTP/1.1 over connections it opens and verifies itself (see
+/// ``ChannelConnector``), kept alive and reused per origin and settings (see ``ChannelPool``).
+final class ChannelTransport: Sendable {
+    let connector: ChannelConnector
+    private let pool: ChannelPool
+
+    init(configuration: TransportConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.connector = ChannelConnector(configuration: configuration, group: group)
+        self.pool = ChannelPool(
+            maximumIdlePerKey: configuration.maximumConnectionsPerHost,
+            idleTimeout: configuration.idleConnectionTimeout
+        )
+    }
+
+    /// Sends `request` under `settings` and collects its response.
+    func send(_ request: HTTPRequest, settings: HostTLSSettings, deadline: ContinuousClock.Instant?) async throws -> Response {
+        let limit = request.maximumBodySize
+        return try await stream(request, settings: settings, deadline: deadline) { streamed in
+            var response = streamed.head
+            if let length = response.headers["Content-Length"].flatMap(Int.init), length > limit,
+                response.headers["Content-Encoding"] == nil
+            {
+                throw tooLarge(limit, url: request.url)
+            }
+            var body = Data()
+            for try await piece in streamed.body {
+                guard body.count + piece.count <= limit else { throw tooLarge(limit, url: request.url) }
+                body.append(piece)
+            }
+            response.body = body
+            response.timing.end = .now
+            return response
+        }
+    }
+
+    /// Sends `request` under `settings` and hands its response to `body` once its head arrived.
+    func stream<Result: Sendable>(
+        _ request: HTTPRequest,
+        settings: HostTLSSettings,
+        deadline: ContinuousClock.Instant?,
+        body: (StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let start = ContinuousClock.now
+        guard let host = request.url.host, !host.isEmpty else {
+            throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) has no host; give an absolute https URL.", url: request.url)
+        }
+        let key = ChannelPool.Key(host: HostPattern.normalized(host), port: request.url.port ?? 443, settings: settings)
+        // A kept-alive connection the server closed just as it was reused is replaced once,
+        // for requests that are safe to send again.
+        let attempts = request.isReplayable ? 2 : 1
+        for attempt in 1...attempts {
+            let (connection, reused) = try await lease(key, url: request.url, timeout: request.timeout)
+            let exchange = Exchange(connection: connection, request: request, start: start)
+            let head: HTTPResponseHead
+            do {
+                head = try await exchange.run(deadline: deadline)
+            } catch {
+                _ = await exchange.end()
+                pool.release(connection, key: key, reusable: false)
+                if error.beforeResponse && reused && attempt < attempts { continue }
+                throw ChannelTransport.map(error.underlying, url: request.url, timeout: request.timeout)
+            }
+            return try await finish(exchange, head: head, key: key, body: body)
+        }
+        throw CourierError(.connectionFailed, "The server closed the connection before the response; retry, or check the server's logs.", url: request.url)
+    }
+
+    /// Closes every connection.
+    func shutdown() async {
+        await pool.shutdown()
+    }
+
+    private func lease(_ key: ChannelPool.Key, url: URL, timeout: Duration?) async throws -> (Connection, Bool) {
+        if let idle = try pool.take(key) { return (idle, true) }
+        do {
+            let connection = try await connector.connect(host: key.host, port: key.port, settings: key.settings)
+            try pool.opened(connection)
+            return (connection, false)
+        } catch {
+            var mapped = ChannelTransport.map(error, url: url, timeout: timeout)
+            mapped.requestMayHaveBeenSent = false
+            throw mapped
+        }
+    }
+
+    private func finish<Result: Sendable>(
+        _ exchange: Exchange, head: HTTPResponseHead, key: ChannelPool.Key, body: (StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let url = exchange.request.url
+        let timeout = exchange.request.timeout
+        let pieces = ResponseBodyStream {
+            do {
+                return try await exchange.handoff.next().map(BodyHandoff.joined)
+            } catch {
+                throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout)
+            }
+        }
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            let streamed = StreamedResponse(head: exchange.response(head), body: pieces)
+            outcome = .success(try await exchange.whileCancellable { try await body(streamed) })
+        } catch {
+            outcome = .failure(error)
+        }
+        let reusable = await exchange.end()
+        pool.release(exchange.connection, key: key, reusable: reusable)
+        return try outcome.get()
+    }
+
+    private func tooLarge(_ limit: Int, url: URL) -> CourierError {
+        CourierError(
+            .responseTooLarge,
+            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.maximumBodySize, or download it to a file.",
+            url: url
+        )
+    }
+
+    /// Translates the errors of this transport's connections into ``CourierError``.
+    static func map(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
+        switch error {
+        case is ExchangeTimeout:
+            return CourierError(.timeout, "The server stopped sending data for longer than the read timeout; raise it for slow endpoints.", url: url, underlyingError: error)
+        case is ExchangeClosed:
+            return CourierError(.connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.", url: url, underlyingError: error)
+        default:
+            return AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
+        }
+    }
+}
+
+/// A failure of one exchange, and whether it came before any of the response.
+struct ExchangeFailure: Error {
+    var underlying: any Error
+    var beforeResponse: Bool
+}
+
+extension HTTPRequest {
+    /// Whether the request may be sent again after a connection closed under it: an
+    /// idempotent method and a body that can be produced again.
+    var isReplayable: Bool {
+        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"].contains(method.rawValue) && body?.isStreamed != true
+    }
+}
+
+extension ChannelTransport {
+    /// Why the chain `host` presents fails verification under `settings`, or `nil` when it
+    /// passes or the connection fails for another reason. Nothing is sent.
+    func diagnose(host: String, port: Int, settings: HostTLSSettings) async -> TLSFailure? {
+        do {
+            let connection = try await connector.connect(host: host, port: port, settings: settings)
+            try? await connection.channel.close()
+            return nil
+        } catch let error as CourierError {
+            return error.tlsFailure
+        } catch {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// One request and its response on a connection of ``ChannelTransport``.
+final class Exchange: Sendable {
+    let connection: Connection
+    var channel: any Channel { connection.channel }
+    let request: HTTPRequest
+    let handoff = BodyHandoff()
+    private let start: ContinuousClock.Instant
+    private let finished: EventLoopPromise<Bool>
+    private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
+
+    init(connection: Connection, request: HTTPRequest, start: ContinuousClock.Instant) {
+        self.connection = connection
+        self.request = request
+        self.start = start
+        self.finished = connection.channel.eventLoop.makePromise(of: Bool.self)
+    }
+
+    /// Writes the request and waits for the response head.
+    func run(deadline: ContinuousClock.Instant?) async throws(ExchangeFailure) -> HTTPResponseHead {
+        if let deadline {
+            let channel = self.channel
+            let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds((deadline - .now).nanoseconds)) { [timer] in
+                timer.withLockedValue { $0.fired = true }
+                channel.close(promise: nil)
+            }
+            timer.withLockedValue { $0.scheduled = scheduled }
+        }
+        do {
+            return try await whileCancellable {
+                try await self.channel.triggerUserOutboundEvent(ExchangeHandler.Start(handoff: self.handoff, finished: self.finished)).get()
+                do {
+                    try await self.write()
+                } catch let error where error is ChannelError || error is IOError {
+                    // The connection ended while the request was written: what the server sent
+                    // before (an early answer, or a TLS alert refusing the client certificate)
+                    // says more than the failed write.
+                    self.channel.close(promise: nil)
+                }
+                return try await self.handoff.head().0
+            }
+        } catch {
+            let cause = self.cause(of: error)
+            let closedUnderUs = error is ExchangeClosed || error is ChannelError || error is IOError
+            throw ExchangeFailure(underlying: cause, beforeResponse: closedUnderUs && !(cause is CourierError) && !(cause is CancellationError))
+        }
+    }
+
+    /// Runs `body`; cancelling the task closes the connection, which ends the exchange.
+    func whileCancellable<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        let channel = self.channel
+        return try await withTaskCancellationHandler(operation: body, onCancel: { channel.close(promise: nil) })
+    }
+
+    private func write() async throws {
+        let url = request.url
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var target = components?.percentEncodedPath ?? ""
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
+        var head = HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target)
+        for field in request.headers { head.headers.add(name: field.name, value: field.value) }
+        if !head.headers.contains(name: "Host"), let host = url.host {
+            let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            head.headers.add(name: "Host", value: name + (url.port.map { ":\($0)" } ?? ""))
+        }
+        if let length = request.body?.length {
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
+        } else if request.body == nil, ["POST", "PUT", "PATCH"].contains(request.method.rawValue) {
+            head.headers.replaceOrAdd(name: "Content-Length", value: "0")
+        }
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        if let body = request.body {
+            if !body.isStreamed, let data = body.bytes {
+                channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: data))), promise: nil)
+            } else {
+                // One piece at a time: the next is read only once the last one was written.
+                for try await piece in body.chunks() {
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece))))
+                }
+            }
+        }
+        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+    }
+
+    /// The response head as a ``Response`` with no body yet.
+    func response(_ head: HTTPResponseHead) -> Response {
+        var timing = Timing(start: start)
+        timing.firstByte = .now
+        return Response(
+            status: Int(head.status.code),
+            reasonPhrase: head.status.reasonPhrase,
+            headers: Headers(head.headers.map { ($0.name, $0.value) }),
+            url: request.url,
+            timing: timing,
+            request: request
+        )
+    }
+
+    /// What `error` means: a cancellation, the request's deadline, or `error` itself.
+    func cause(of error: any Error) -> any Error {
+        if Task.isCancelled { return CancellationError() }
+        let error = connection.cause(of: error)
+        if timer.withLockedValue({ $0.fired }) {
+            return CourierError(
+                .timeout,
+                "The request did not finish within its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise Request.timeout for slow endpoints.",
+                url: request.url, underlyingError: error
+            )
+        }
+        return error
+    }
+
+    /// Ends the exchange; returns whether the connection may carry another request.
+    func end() async -> Bool {
+        timer.withLockedValue { $0.scheduled?.cancel() }
+        if handoff.close() {
+            // The response was not read to its end.
+            channel.close(promise: nil)
+            finished.succeed(false)
+            return false
+        }
+        let keepAlive = (try? await finished.futureResult.get()) ?? false
+        let closeRequested = request.headers["Connection"]?.lowercased().contains("close") ?? false
+        return keepAlive && !closeRequested && !timer.withLockedValue { $0.fired }
+    }
+}

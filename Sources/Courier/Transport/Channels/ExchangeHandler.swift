@@ -1,0 +1,163 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOTLS
+
+/// The last handler of a connection of ``ChannelTransport``: reports the end of the TLS
+/// handshake, then hands each response to the ``BodyHandoff`` of its exchange.
+///
+/// Reads are held while the reader has not taken the last body piece, so a slow reader slows
+/// the server down instead of filling memory. All state is confined to the channel's loop.
+final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// Sent down the pipeline before a request: where its response goes, and the promise told
+    /// at the response's end whether the connection may be used again.
+    struct Start: Sendable {
+        let handoff: BodyHandoff
+        let finished: EventLoopPromise<Bool>
+    }
+
+    private var handshake: EventLoopPromise<Void>?
+    private let fault: Connection.Fault
+    private var exchange: Start?
+    private var keepAlive = true
+    private var awaitingReader = false
+    private var queue = CircularBuffer<HTTPClientResponsePart>()
+    private var readDeferred = false
+    private var isRemoved = false
+
+    init(handshake: EventLoopPromise<Void>, fault: Connection.Fault) {
+        self.handshake = handshake
+        self.fault = fault
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let start = event as? Start else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        exchange = start
+        keepAlive = true
+        promise?.succeed()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
+            handshake?.succeed()
+            handshake = nil
+        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil {
+            abandon(ExchangeTimeout())
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        // One read can bring several pieces; each waits until the reader took the last one.
+        if awaitingReader || !queue.isEmpty {
+            queue.append(part)
+        } else {
+            deliver(part, context: context)
+        }
+    }
+
+    private func deliver(_ part: HTTPClientResponsePart, context: ChannelHandlerContext) {
+        guard let exchange else { return }
+        switch part {
+        case .head(let head):
+            // An interim 1xx head is followed by the real one.
+            guard head.status.code >= 200 || head.status == .switchingProtocols else { return }
+            keepAlive = head.isKeepAlive
+            exchange.handoff.receive(head)
+        case .body(let piece):
+            awaitingReader = true
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            // A reader already waiting takes the piece at once, and this callback runs here.
+            exchange.handoff.offer(piece, on: context.eventLoop).whenComplete { result in
+                let (handler, context) = bound.value
+                handler.awaitingReader = false
+                if case .failure = result {
+                    // The reader gave up: the rest of the body is not wanted.
+                    handler.keepAlive = false
+                    handler.queue.removeAll()
+                    if !handler.isRemoved { context.close(promise: nil) }
+                } else {
+                    handler.drain(context: context)
+                }
+            }
+        case .end:
+            self.exchange = nil
+            exchange.finished.succeed(keepAlive)
+            exchange.handoff.end(.success(()))
+        }
+    }
+
+    /// Delivers the pieces that waited, then lets reading go on.
+    private func drain(context: ChannelHandlerContext) {
+        while !awaitingReader, let next = queue.popFirst() {
+            deliver(next, context: context)
+        }
+        if !awaitingReader, readDeferred, !isRemoved {
+            readDeferred = false
+            context.read()
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if awaitingReader {
+            readDeferred = true
+        } else {
+            context.read()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fault.withLockedValue { $0 = $0 ?? error }
+        // A peer that closes without TLS's close_notify after a complete response did no harm.
+        if !responseComplete { abandon(error) }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !responseComplete { abandon(ExchangeClosed()) }
+        keepAlive = false
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // Also a connection attempt that lost the race to another address, or never connected.
+        isRemoved = true
+        if !responseComplete { abandon(ExchangeClosed()) }
+        keepAlive = false
+    }
+
+    /// Whether the whole response arrived and its last pieces wait for the reader: they are
+    /// still delivered when the connection closes behind them.
+    private var responseComplete: Bool {
+        if case .end = queue.last { return true }
+        return false
+    }
+
+    /// Fails the handshake and the exchange still waiting, if any, with `error`.
+    private func abandon(_ error: any Error) {
+        queue.removeAll()
+        handshake?.fail(error)
+        handshake = nil
+        if let exchange {
+            self.exchange = nil
+            exchange.finished.succeed(false)
+            exchange.handoff.end(.failure(error))
+        }
+    }
+}
+
+/// The connection closed before the response ended.
+struct ExchangeClosed: Error {}
+
+/// The connection was silent for longer than the read timeout while a response was awaited.
+struct ExchangeTimeout: Error {}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `--cacert`, `--pin`, `--cert`/`--key` and `--p12`: the TLS settings of every https request.
+struct TLSOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Trust only the CA certificates in this PEM or DER file instead of the system's (repeatable).", valueName: "path"))
+    var cacert: [String] = []
+
+    @Option(help: ArgumentHelp("Accept a server only if its verified chain holds a key with this SHA-256 SubjectPublicKeyInfo digest (repeatable: give backups).", valueName: "sha256/BASE64"))
+    var pin: [String] = []
+
+    @Option(help: ArgumentHelp("A client certificate in PEM, shown to servers that ask for one.", valueName: "path"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("The private key of --cert in PEM (default: the --cert file itself).", valueName: "path"))
+    var key: String?
+
+    @Option(help: ArgumentHelp("A client certificate and key in a PKCS#12 bundle.", valueName: "path"))
+    var p12: String?
+
+    @Option(name: .customLong("p12-password-env"), help: ArgumentHelp("The environment variable holding the --p12 password.", valueName: "var"))
+    var p12PasswordEnv: String?
+
+    /// Adds these settings to `configuration`.
+    func apply(to configuration: inout ClientConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if !cacert.isEmpty {
+            configuration.tls.trustRoots = .only(try cacert.map { .file(try TLSOptions.existing($0, "--cacert")) })
+        }
+        if !pin.isEmpty {
+            do {
+                configuration.tls.pins = [HostPins(host: "*", pins: try pin.map { try Pin($0) })]
+            } catch {
+                throw CommandFailure(.invalidInput, "--pin: \((error as? CourierError)?.message ?? "\(error)")")
+            }
+        }
+        configuration.tls.clientIdentity = try identity(environment: environment)
+    }
+
+    private func identity(environment: [String: String]) throws -> ClientIdentity? {
+        switch (cert, p12) {
+        case (nil, nil):
+            guard key == nil, p12PasswordEnv == nil else {
+                throw CommandFailure(.invalidInput, key != nil ? "--key needs --cert" : "--p12-password-env needs --p12")
+            }
+            return nil
+        case (.some, .some):
+            throw CommandFailure(.invalidInput, "use either --cert/--key or --p12, not both")
+        case (let cert?, nil):
+            let certificate = try TLSOptions.existing(cert, "--cert")
+            let key = try TLSOptions.existing(key ?? cert, "--key")
+            return .pem(certificate: .file(certificate), privateKey: .file(key))
+        case (nil, let bundle?):
+            var password = ""
+            if let variable = p12PasswordEnv {
+                guard let value = environment[variable] else {
+                    throw CommandFailure(.invalidInput, "--p12-password-env \(variable): the variable is not set")
+                }
+                password = value
+            }
+            return .pkcs12(.file(try TLSOptions.existing(bundle, "--p12")), password: password)
+        }
+    }
+
+    private static func existing(_ path: String, _ option: String) throws -> String {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CommandFailure(.invalidInput, "\(option) \(path): no readable file there")
+        }
+        return path
+    }
+}

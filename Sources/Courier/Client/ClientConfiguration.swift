@@ -58,6 +58,8 @@ public struct ClientConfiguration: Sendable {
     public var clock: any Clock<Duration>
     /// The credentials sent, each only to its own origin; none by default.
     public var authentication: Authentication
+    /// The HTTP cache; `nil`, the default, caches nothing. See <doc:Caching>.
+    public var cache: CacheConfiguration?
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -80,6 +82,7 @@ public struct ClientConfiguration: Sendable {
         self.retryPolicy = .none
         self.clock = ContinuousClock()
         self.authentication = Authentication()
+        self.cache = nil
     }
 
     /// The transport settings this configuration implies.

@@ -69,6 +69,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// password; after one refresh for a bearer token), or asked for a kind of Digest
         /// answer the request cannot give. ``CourierError/response`` holds the last 401.
         public static let authenticationFailed = Kind("authenticationFailed")
+        /// A cache operation was asked of a client without a cache, or the cache's store
+        /// failed to read or write.
+        public static let cacheUnavailable = Kind("cacheUnavailable")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

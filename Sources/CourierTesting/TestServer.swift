@@ -21,6 +21,8 @@ import NIOPosix
 /// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer?token=T`,
 ///   `/digest-auth/QOP/USER/PASS/ALGORITHM?stale_after=N&stale_times=M&offer=weaker`, `/response-headers?...`,
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
+/// - `/cacheable?cc=&etag=&last_modified=&expires=&date=&age=&vary=&status=&h=&fail_after=`: caching
+///   fields set by the query, `304` to matching conditional requests, `hit N` as the body.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).

@@ -74,9 +74,10 @@ extension HTTPCache {
         throw error
     }
 
-    /// Stores `response` for `lookup` if it may be stored.
+    /// Stores `response` for `lookup` if it may be stored: never one that came through
+    /// redirects, nor a body over the request's collected-body limit.
     func store(_ response: Response, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
-        guard response.redirects.isEmpty, !lookup.directives.noStore,
+        guard response.redirects.isEmpty, !lookup.directives.noStore, response.body.count <= lookup.request.maximumBodySize,
             Storability.canStore(
                 status: response.status, headers: response.headers, request: lookup.request,
                 fixedLifetime: lookup.policy.fixedLifetime != nil

@@ -48,6 +48,7 @@ enum TestServerRoutes {
         case ("gzip-bomb", 0): return self.gzipBomb(request)
         case ("cache", 0): return self.cache(request)
         case ("cache", 1): return self.cacheControl(request, rest[0])
+        case ("cacheable", 0): return self.cacheable(request)
         case ("etag", 1): return self.etag(request, rest[0])
         case ("range", 1): return self.range(request, rest[0])
         case ("files", _): return self.range(request, request.queryValue("size") ?? "1000")

@@ -24,6 +24,8 @@ import NIOSSL
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
 /// - `/cookies` (echo of the `Cookie` header), `/cookies/set?name=value`, `/cookies/delete?name`,
 ///   `/cookies/redirect?to=URL&set=FIELD&status=N` (a redirect that sets raw `Set-Cookie` fields).
+/// - `/cacheable?cc=&etag=&last_modified=&expires=&date=&age=&vary=&status=&h=&fail_after=`: caching
+///   fields set by the query, `304` to matching conditional requests, `hit N` as the body.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).

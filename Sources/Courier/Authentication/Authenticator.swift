@@ -58,6 +58,17 @@ final class Authenticator: Sendable {
         self.logger = configuration.logger
     }
 
+    /// Who the credentials configured for `url`'s origin speak for: the user name and
+    /// password, or the current bearer token; `nil` when the origin has none. The cache keeps
+    /// only a SHA-256 of it.
+    func identity(for url: URL) async throws -> String? {
+        switch entries[RedirectStateMachine.origin(of: url)] {
+        case nil: return nil
+        case .password(let user, let password, _): return "password:\(user):\(password)"
+        case .bearer(let refresher): return "bearer:" + (try await refresher.token())
+        }
+    }
+
     /// Adds the credentials for `request`'s origin, unless the request sets its own
     /// `Authorization`; returns what it added.
     func authorize(_ request: inout HTTPRequest, attempts: AuthenticationAttempts) async throws -> Sent? {

@@ -49,6 +49,7 @@ extension Client {
             timeout: request.timeout ?? configuration.timeouts.total,
             priority: request.priority,
             cachePolicy: request.cachePolicy,
+            appCachePolicy: request.appCachePolicy,
             sensitiveHeaders: Set((request.sensitiveHeaders.union(configuration.sensitiveHeaders)).map { $0.lowercased() }),
             maximumBodySize: request.maximumBodySize ?? configuration.maximumBodySize,
             tag: request.tag,

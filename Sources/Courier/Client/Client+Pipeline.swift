@@ -120,15 +120,32 @@ extension Client {
         }
     }
 
+    /// Answers a request from the cache where it may, and otherwise from the network (see
+    /// ``HTTPCache``). The cache sits before the scheduler: a hit never waits for a slot.
+    func exchange(_ request: HTTPRequest) async throws -> Response {
+        guard let cache else {
+            if request.cachePolicy == .onlyIfCached {
+                // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
+                return HTTPCache.gatewayTimeout(for: request)
+            }
+            return try await load(request)
+        }
+        let identity = try await credentialIdentity(for: request)
+        return try await cache.respond(to: request, identity: identity) { try await self.load($0) }
+    }
+
+    /// Who a request speaks for, to keep the cache entries of different credentials apart: its
+    /// own `Authorization`, else the credentials configured for its origin; `nil` for neither.
+    func credentialIdentity(for request: HTTPRequest) async throws -> String? {
+        if let authorization = request.headers["Authorization"] { return "authorization:" + authorization }
+        return try await authenticator?.identity(for: request.url)
+    }
+
     /// Sends a request and follows its redirects. Each hop gets the cookie jar's cookies for
     /// its own URL, and each response's cookies are stored. The authenticator works on each hop while
     /// the chain stays on its first origin; once it left, it adds no credentials and answers no
     /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
-    func exchange(_ request: HTTPRequest) async throws -> Response {
-        if request.cachePolicy == .onlyIfCached {
-            // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
-            return Response(status: 504, reasonPhrase: "Gateway Timeout", url: request.url, source: .cache, request: request)
-        }
+    func load(_ request: HTTPRequest) async throws -> Response {
         let deadline = request.timeout.map { ContinuousClock.now + $0 }
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Client {
-    /// Sends `request`, following redirects with the same credential and cookie rules as ``exchange(_:)``,
+    /// Sends `request`, following redirects with the same credential and cookie rules as ``load(_:)``,
     /// and hands the final response, its body still to be read, to `body`.
     ///
     /// The scheduler slot of the final hop is held until `body` returns, so a download counts

@@ -18,6 +18,7 @@ public final class Client: Sendable {
     let transport: any Transport
     let scheduler: Scheduler
     let authenticator: Authenticator?
+    let cache: HTTPCache?
     private let ownsTransport: Bool
     private let isShutDown = NIOLockedValueBox(false)
 
@@ -45,6 +46,7 @@ public final class Client: Sendable {
             adaptive: configuration.adaptiveConcurrency
         )
         self.authenticator = Authenticator(configuration: configuration)
+        self.cache = configuration.cache.map { HTTPCache(configuration: $0, logger: configuration.logger) }
     }
 
     /// How many requests wait for a slot and how many are in flight now.
@@ -72,14 +74,17 @@ public final class Client: Sendable {
         return result
     }
 
-    /// Closes the client's connections. Requests sent afterwards fail with
-    /// ``CourierError/Kind/clientShutdown``. Calling it twice is harmless.
+    /// Closes the client's connections, once the cache's background refreshes have ended.
+    /// Requests sent afterwards fail with ``CourierError/Kind/clientShutdown``. Calling it
+    /// twice is harmless.
     public func shutdown() async throws {
         let first = isShutDown.withLockedValue { done in
             defer { done = true }
             return !done
         }
-        guard first, ownsTransport else { return }
+        guard first else { return }
+        await cache?.background.waitForAll()
+        guard ownsTransport else { return }
         try await transport.shutdown()
     }
 

@@ -73,6 +73,8 @@ public struct ClientConfiguration: Sendable {
     /// a transport you pass to ``Client/init(configuration:transport:ownsTransport:)`` does its
     /// own TLS. See <doc:Security>.
     public var tls: TLSPolicy
+    /// The HTTP cache; `nil`, the default, caches nothing. See <doc:Caching>.
+    public var cache: CacheConfiguration?
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -99,6 +101,7 @@ public struct ClientConfiguration: Sendable {
         self.proxy = nil
         self.sensitiveHeaders = []
         self.tls = TLSPolicy()
+        self.cache = nil
     }
 
     /// The transport settings this configuration implies.

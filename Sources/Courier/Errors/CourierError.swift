@@ -75,6 +75,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// The proxy could not be reached, refused its credentials (407), or refused to open a
         /// tunnel to the origin.
         public static let proxy = Kind("proxy")
+        /// A cache operation was asked of a client without a cache, or the cache's store
+        /// failed to read or write.
+        public static let cacheUnavailable = Kind("cacheUnavailable")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

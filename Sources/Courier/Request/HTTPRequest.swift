@@ -20,6 +20,8 @@ public struct HTTPRequest: Sendable {
     public var priority: RequestPriority
     /// How the request uses the HTTP cache.
     public var cachePolicy: CachePolicy
+    /// The application's cache rules for this request, over the client's.
+    public var appCachePolicy: AppCachePolicy?
     /// Lower-cased names of headers treated as credentials, in addition to `Authorization`,
     /// `Cookie` and `Proxy-Authorization`.
     public var sensitiveHeaders: Set<String>
@@ -40,7 +42,8 @@ public struct HTTPRequest: Sendable {
         body: RequestBody? = nil,
         timeout: Duration? = nil,
         priority: RequestPriority = .default,
-        cachePolicy: CachePolicy = .useProtocolPolicy,
+        cachePolicy: CachePolicy = .default,
+        appCachePolicy: AppCachePolicy? = nil,
         sensitiveHeaders: Set<String> = [],
         maximumBodySize: Int = ClientConfiguration.defaultMaximumBodySize,
         tag: Int? = nil,
@@ -54,6 +57,7 @@ public struct HTTPRequest: Sendable {
         self.timeout = timeout
         self.priority = priority
         self.cachePolicy = cachePolicy
+        self.appCachePolicy = appCachePolicy
         self.sensitiveHeaders = sensitiveHeaders
         self.maximumBodySize = maximumBodySize
         self.tag = tag

@@ -37,7 +37,10 @@ public struct Request<Value: Sendable>: Sendable {
     /// The scheduling priority.
     public var priority: RequestPriority = .default
     /// How the request uses the HTTP cache.
-    public var cachePolicy: CachePolicy = .useProtocolPolicy
+    public var cachePolicy: CachePolicy = .default
+    /// The application's cache rules for this request; they override the client's
+    /// ``CacheConfiguration/policy`` field by field.
+    public var appCachePolicy: AppCachePolicy?
     /// The validators run on the response; by default only a 2xx status is accepted.
     public var validators: [ResponseValidator] = [.statusCode(200..<300)]
     /// Names of extra headers to treat as credentials: removed on cross-origin redirects and
@@ -82,6 +85,7 @@ public struct Request<Value: Sendable>: Sendable {
         other.timeout = timeout
         other.priority = priority
         other.cachePolicy = cachePolicy
+        other.appCachePolicy = appCachePolicy
         other.validators = validators
         other.sensitiveHeaders = sensitiveHeaders
         other.maximumBodySize = maximumBodySize

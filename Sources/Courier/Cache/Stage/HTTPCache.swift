@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+
+/// The cache stage of a client: answers requests from the store where RFC 9111 and the
+/// request's ``CachePolicy`` allow, and otherwise asks `load` (the network exchange) and
+/// stores what may be stored.
+///
+/// Only a response delivered without redirects is stored, under the URL requested: a
+/// redirected request is answered by the network every time.
+final class HTTPCache: Sendable {
+    /// Sends a request to the network, following its redirects.
+    typealias Load = @Sendable (HTTPRequest) async throws -> Response
+
+    let configuration: CacheConfiguration
+    let background = BackgroundWork()
+    let logger: Logger
+
+    init(configuration: CacheConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    var storage: any CacheStorage { configuration.storage }
+    var heuristicLimit: TimeInterval { configuration.heuristicLimit.timeInterval }
+
+    /// Request fields that make a request conditional or partial; such requests bypass the cache.
+    static let conditionalFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+
+    /// What the cache needs to know about one request.
+    struct Lookup: Sendable {
+        var request: HTTPRequest
+        var key: String
+        var policy: AppCachePolicy
+        var directives: RequestDirectives
+
+        /// The lookup for `request` under `configuration`, for credentials with `identity`.
+        init(_ request: HTTPRequest, identity: String?, configuration: CacheConfiguration) {
+            self.request = request
+            key = CacheKey.primary(for: request.url, identity: identity)
+            policy = configuration.policy.overridden(by: request.appCachePolicy)
+            directives = RequestDirectives(request)
+        }
+    }
+
+    /// Answers `request`, whose credentials have the identity `identity`.
+    func respond(to request: HTTPRequest, identity: String?, load: @escaping Load) async throws -> Response {
+        let lookup = Lookup(request, identity: identity, configuration: configuration)
+        guard request.method == .get || request.method == .head else {
+            let response = try await load(request)
+            if Storability.invalidates(method: request.method, status: response.status) {
+                await invalidate(after: response, to: request, identity: identity)
+            }
+            return response
+        }
+        if request.cachePolicy == .noStore || HTTPCache.conditionalFields.contains(where: { request.headers.contains($0) }) {
+            return try await load(request)
+        }
+        let entries: [CacheEntry] = if request.cachePolicy == .reload { [] } else { await matchingEntries(for: lookup) }
+        let onlyIfCached = request.cachePolicy == .onlyIfCached || lookup.directives.onlyIfCached
+        guard let entry = entries.first else {
+            if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
+            return try await fetch(lookup, entries: [], load: load)
+        }
+        let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit)
+        let decision = CacheDecision.decide(
+            headers: entry.headers, tags: entry.tags, freshness: freshness, directives: lookup.directives,
+            policy: request.cachePolicy
+        )
+        switch decision {
+        case .serve(let stale):
+            return serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache)
+        case .serveStaleAndRevalidate:
+            if !onlyIfCached {
+                background.start { [self] in _ = try? await self.revalidate(lookup, chosen: entry, entries: entries, load: load) }
+            }
+            return serve(entry, to: request, age: freshness.age, source: .stale)
+        case .validate:
+            if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
+            return try await revalidate(lookup, chosen: entry, entries: entries, load: load)
+        }
+    }
+
+    /// The stored responses usable for a lookup, most recent first: entries stored under other
+    /// application rules are removed, and those for other `Vary` values are skipped.
+    func matchingEntries(for lookup: Lookup) async -> [CacheEntry] {
+        let stored: [CacheEntry]
+        do {
+            stored = try await storage.entries(forKey: lookup.key)
+        } catch {
+            logger.debug("cache read failed; treated as a miss", metadata: ["error": "\(error)"])
+            return []
+        }
+        var usable: [CacheEntry] = []
+        for entry in stored {
+            if !lookup.policy.accepts(entry) {
+                try? await storage.removeEntry(forKey: entry.key, variant: entry.variant)
+            } else if CacheKey.matches(entry, request: lookup.request.headers) {
+                usable.append(entry)
+            }
+        }
+        return usable
+    }
+
+    /// A stored response as delivered: with its current `Age`, without the fields a
+    /// `no-cache="…"` names unless it was just validated, and without a body for HEAD.
+    func serve(_ entry: CacheEntry, to request: HTTPRequest, age: TimeInterval, source: Response.Source) -> Response {
+        var headers = source == .revalidated ? entry.headers : Storability.servedHeaders(entry.headers)
+        headers.set(name: "Age", value: String(Int(min(age, TimeInterval(CacheControl.maximumDeltaSeconds)).rounded(.down))))
+        return Response(
+            status: entry.status, reasonPhrase: entry.reasonPhrase, headers: headers,
+            body: request.method == .head ? Data() : entry.body, url: request.url, source: source, request: request
+        )
+    }
+
+    /// The answer when nothing stored may be used and the network may not be asked, or could
+    /// not be reached for a response that must be revalidated (RFC 9111 §5.2.1.7, §5.2.2.2).
+    static func gatewayTimeout(for request: HTTPRequest) -> Response {
+        Response(status: 504, reasonPhrase: "Gateway Timeout", url: request.url, source: .cache, request: request)
+    }
+}

@@ -69,6 +69,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// password; after one refresh for a bearer token), or asked for a kind of Digest
         /// answer the request cannot give. ``CourierError/response`` holds the last 401.
         public static let authenticationFailed = Kind("authenticationFailed")
+        /// A cache store could not read or write its files (a folder that cannot be created, a
+        /// full or read-only disk); the message names the file and the system's reason.
+        public static let cacheStorageFailed = Kind("cacheStorageFailed")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

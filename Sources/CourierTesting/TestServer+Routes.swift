@@ -35,6 +35,7 @@ enum TestServerRoutes {
         case ("digest-auth", 3), ("digest-auth", 4): return self.digestAuth(request, rest)
         case ("response-headers", 0): return self.responseHeaders(request)
         case ("delay", 1): return self.delay(request, rest[0])
+        case ("gate", 1): return self.gate(request, rest[0])
         case ("drip", 0): return self.drip(request)
         case ("bytes", 1): return self.bytes(request, rest[0], streamed: false)
         case ("stream-bytes", 1): return self.bytes(request, rest[0], streamed: true)

@@ -21,6 +21,8 @@ import NIOPosix
 /// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/basic-auth/USER/PASS`, `/bearer?token=T`,
 ///   `/digest-auth/QOP/USER/PASS/ALGORITHM?stale_after=N&stale_times=M&offer=weaker`, `/response-headers?...`,
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
+/// - `/gate/NAME?drop=1`: the `/get` echo (or, with `drop`, a connection closed mid-response), held until
+///   ``openGate(_:)`` opens NAME.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
@@ -30,14 +32,16 @@ public final class TestServer: Sendable {
     private let channel: any Channel
     private let registry: ConnectionRegistry
     private let log: RequestLog
+    let gates: Gates
 
     /// The TCP port the server listens on.
     public let port: Int
 
-    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int) {
+    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, port: Int) {
         self.channel = channel
         self.registry = registry
         self.log = log
+        self.gates = gates
         self.port = port
     }
 
@@ -46,6 +50,7 @@ public final class TestServer: Sendable {
         let registry = ConnectionRegistry()
         let log = RequestLog()
         let nonces = DigestNonces()
+        let gates = Gates()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -55,7 +60,7 @@ public final class TestServer: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces))
+                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
@@ -63,7 +68,7 @@ public final class TestServer: Sendable {
             try? await channel.close()
             throw ServerStartError()
         }
-        return TestServer(channel: channel, registry: registry, log: log, port: port)
+        return TestServer(channel: channel, registry: registry, log: log, gates: gates, port: port)
     }
 
     /// The server's base URL, `http://127.0.0.1:PORT`.
@@ -83,6 +88,7 @@ public final class TestServer: Sendable {
     ///
     /// Idempotent: calling it again (or concurrently) waits for the same shutdown.
     public func shutdown() async throws {
+        self.gates.openAll()
         try await self.registry.shutdown(serverChannel: self.channel)
     }
 

@@ -120,14 +120,23 @@ extension Client {
         }
     }
 
-    /// Sends a request and follows its redirects. The authenticator works on each hop while
-    /// the chain stays on its first origin; once it left, it adds no credentials and answers no
-    /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
+    /// Sends a request and follows its redirects; identical GET and HEAD requests in flight at
+    /// the same time share one exchange (see ``ClientConfiguration/coalescesRequests``).
     func exchange(_ request: HTTPRequest) async throws -> Response {
         if request.cachePolicy == .onlyIfCached {
             // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
             return Response(status: 504, reasonPhrase: "Gateway Timeout", url: request.url, source: .cache, request: request)
         }
+        guard configuration.coalescesRequests, let key = CoalescingKey(request) else { return try await transfer(request) }
+        var response = try await coalescer.response(for: key) { try await self.transfer(request) }
+        if response.redirects.isEmpty { response.request = request }
+        return response
+    }
+
+    /// Sends a request and follows its redirects. The authenticator works on each hop while
+    /// the chain stays on its first origin; once it left, it adds no credentials and answers no
+    /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
+    private func transfer(_ request: HTTPRequest) async throws -> Response {
         let deadline = request.timeout.map { ContinuousClock.now + $0 }
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()

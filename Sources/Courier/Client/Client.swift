@@ -18,6 +18,7 @@ public final class Client: Sendable {
     let transport: any Transport
     let scheduler: Scheduler
     let authenticator: Authenticator?
+    let coalescer = Coalescer()
     private let ownsTransport: Bool
     private let isShutDown = NIOLockedValueBox(false)
 

@@ -58,6 +58,9 @@ public struct ClientConfiguration: Sendable {
     public var clock: any Clock<Duration>
     /// The credentials sent, each only to its own origin; none by default.
     public var authentication: Authentication
+    /// Whether concurrent identical GET and HEAD requests share one exchange; `true` by
+    /// default. A request can opt out with ``Request/allowsCoalescing``.
+    public var coalescesRequests: Bool
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -80,6 +83,7 @@ public struct ClientConfiguration: Sendable {
         self.retryPolicy = .none
         self.clock = ContinuousClock()
         self.authentication = Authentication()
+        self.coalescesRequests = true
     }
 
     /// The transport settings this configuration implies.

@@ -37,12 +37,20 @@ actor DictionaryStorage: CacheStorage {
 
 @Suite("Tiered cache storage")
 struct TieredCacheStorageTests {
-    @Test func writesAndRemovalsGoToBothTiers() async throws {
+    /// Runs `body` with a dictionary in front of a disk cache, and two variants of one key.
+    private func withTiers(
+        _ body: (TieredCacheStorage, DictionaryStorage, DiskCacheStorage, CacheEntry, CacheEntry) async throws -> Void
+    ) async throws {
         try await withDiskCache { disk, _ in
             let memory = DictionaryStorage()
-            let tiers = TieredCacheStorage(front: memory, back: disk)
-            let first = sampleEntry(key: "a", variant: "x")
-            let second = sampleEntry(key: "a", variant: "y", serial: 2)
+            let older = sampleEntry(key: "a", variant: "x")
+            let newer = sampleEntry(key: "a", variant: "y", serial: 2)
+            try await body(TieredCacheStorage(front: memory, back: disk), memory, disk, older, newer)
+        }
+    }
+
+    @Test func writesAndRemovalsGoToBothTiers() async throws {
+        try await withTiers { tiers, memory, disk, first, second in
             try await tiers.store(first)
             try await tiers.store(second)
             try await tiers.store(sampleEntry(key: "b"))
@@ -62,16 +70,12 @@ struct TieredCacheStorageTests {
     }
 
     @Test func readsTryTheFrontFirstAndPromoteHitsFromTheBack() async throws {
-        try await withDiskCache { disk, _ in
-            let memory = DictionaryStorage()
-            let tiers = TieredCacheStorage(front: memory, back: disk)
-            let older = sampleEntry(key: "k", variant: "1")
-            let newer = sampleEntry(key: "k", variant: "2", serial: 2)
+        try await withTiers { tiers, memory, disk, older, newer in
             try await disk.store(older)
             try await disk.store(newer)
 
-            #expect(try await tiers.entries(forKey: "k") == [newer, older], "the back tier answers a front miss")
-            #expect(await memory.entries(forKey: "k") == [newer, older], "and its entries are promoted, in order")
+            #expect(try await tiers.entries(forKey: "a") == [newer, older], "the back tier answers a front miss")
+            #expect(await memory.entries(forKey: "a") == [newer, older], "and its entries are promoted, in order")
 
             let onlyInFront = sampleEntry(key: "front", serial: 3)
             await memory.store(onlyInFront)

@@ -39,25 +39,40 @@ struct ExecutableNotFound: Error, CustomStringConvertible {
 struct CacheCrashTests {
     static let keys = 30
 
+    /// Starts a writer, waits until its store is open, lets it write for a while that depends
+    /// on `round`, then kills it with SIGKILL; returns whether the signal ended it. Runs on a
+    /// thread of its own, so that waiting for the child blocks no task of the test run.
+    static func runAndKillWriter(_ executable: URL, folder: URL, round: Int) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let writer = Process()
+                        writer.executableURL = executable
+                        writer.arguments = ["cache-writer", "--cache", folder.path, "--seed", String(round), "--keys", String(keys)]
+                        let output = Pipe()
+                        writer.standardOutput = output
+                        writer.standardError = FileHandle.nullDevice
+                        try writer.run()
+                        // "ready" means the store is open; from then on, each moment is inside
+                        // some step of some write. The pause only chooses the moment.
+                        _ = try output.fileHandleForReading.read(upToCount: 6)
+                        Thread.sleep(forTimeInterval: Double(5 + (round * 53) % 300) / 1000)
+                        kill(writer.processIdentifier, SIGKILL)
+                        writer.waitUntilExit()
+                        return writer.terminationReason == .uncaughtSignal
+                    }
+                )
+            }
+        }
+    }
+
     @Test func aWriterKilledAtManyPointsNeverLeavesADamagedEntry() async throws {
         let executable = try builtCourierExecutable()
         try await withCacheFolder { folder in
             var killed = 0
             for round in 0..<20 {
-                let writer = Process()
-                writer.executableURL = executable
-                writer.arguments = ["cache-writer", "--cache", folder.path, "--seed", String(round), "--keys", String(Self.keys)]
-                let output = Pipe()
-                writer.standardOutput = output
-                writer.standardError = FileHandle.nullDevice
-                try writer.run()
-                // "ready" means the store is open; from then on, each moment is inside some
-                // step of some write. The pause only chooses the moment.
-                _ = try output.fileHandleForReading.read(upToCount: 6)
-                try await Task.sleep(for: .milliseconds(5 + (round * 53) % 300))
-                kill(writer.processIdentifier, SIGKILL)
-                writer.waitUntilExit()
-                if writer.terminationReason == .uncaughtSignal { killed += 1 }
+                if try await Self.runAndKillWriter(executable, folder: folder, round: round) { killed += 1 }
             }
             #expect(killed > 0)
 

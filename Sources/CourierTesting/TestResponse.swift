@@ -22,6 +22,8 @@ struct TestResponse {
     var delay: TimeAmount = .zero
     /// Whether the connection is closed once the response is complete.
     var closeConnection = false
+    /// The gate the response waits at before its head is sent (see ``TestServer/openGate(_:)``).
+    var gate: String?
 
     init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: Body = .empty) {
         self.status = status

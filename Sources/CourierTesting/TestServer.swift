@@ -26,6 +26,8 @@ import NIOSSL
 ///   `/cookies/redirect?to=URL&set=FIELD&status=N` (a redirect that sets raw `Set-Cookie` fields).
 /// - `/cacheable?cc=&etag=&last_modified=&expires=&date=&age=&vary=&status=&h=&fail_after=`: caching
 ///   fields set by the query, `304` to matching conditional requests, `hit N` as the body.
+/// - `/gate/NAME?drop=1`: the `/get` echo (or, with `drop`, a connection closed mid-response), held until
+///   ``openGate(_:)`` opens NAME.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
@@ -35,16 +37,18 @@ public final class TestServer: Sendable {
     private let channel: any Channel
     private let registry: ConnectionRegistry
     private let log: RequestLog
+    let gates: Gates
 
     /// The TCP port the server listens on.
     public let port: Int
     /// `https` when the server speaks TLS, else `http`.
     public let scheme: String
 
-    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int, scheme: String) {
+    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, port: Int, scheme: String) {
         self.channel = channel
         self.registry = registry
         self.log = log
+        self.gates = gates
         self.port = port
         self.scheme = scheme
     }
@@ -56,6 +60,7 @@ public final class TestServer: Sendable {
         let registry = ConnectionRegistry()
         let log = RequestLog()
         let nonces = DigestNonces()
+        let gates = Gates()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -66,7 +71,7 @@ public final class TestServer: Sendable {
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
                     if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces))
+                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
@@ -74,7 +79,7 @@ public final class TestServer: Sendable {
             try? await channel.close()
             throw ServerStartError()
         }
-        return TestServer(channel: channel, registry: registry, log: log, port: port, scheme: tls == nil ? "http" : "https")
+        return TestServer(channel: channel, registry: registry, log: log, gates: gates, port: port, scheme: tls == nil ? "http" : "https")
     }
 
     /// The server's base URL, `http://127.0.0.1:PORT` (`https` with TLS).
@@ -94,6 +99,7 @@ public final class TestServer: Sendable {
     ///
     /// Idempotent: calling it again (or concurrently) waits for the same shutdown.
     public func shutdown() async throws {
+        self.gates.openAll()
         try await self.registry.shutdown(serverChannel: self.channel)
     }
 

@@ -17,6 +17,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let log: RequestLog
     private let nonces: DigestNonces
+    private let gates: Gates
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
@@ -28,9 +29,10 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
 
-    init(log: RequestLog, nonces: DigestNonces) {
+    init(log: RequestLog, nonces: DigestNonces, gates: Gates) {
         self.log = log
         self.nonces = nonces
+        self.gates = gates
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -107,7 +109,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             ?? (self.requestBodyTooLarge
                 ? TestResponse.error(.payloadTooLarge, "request body too large")
                 : TestServerRoutes.response(for: request))
-        if response.delay > .zero {
+        if let gate = response.gate {
+            self.gates.wait(at: gate, on: context.eventLoop).hop(to: context.eventLoop).assumeIsolated().whenSuccess {
+                self.send(response, for: request, context: context)
+            }
+        } else if response.delay > .zero {
             self.pendingTask = context.eventLoop.assumeIsolated().scheduleTask(in: response.delay) {
                 self.pendingTask = nil
                 self.send(response, for: request, context: context)

@@ -8,7 +8,9 @@ struct CourierCLI: AsyncParsableCommand {
         commandName: "courier",
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
         version: "0.1.0",
-        subcommands: [FetchCommand.self, DownloadCommand.self, BatchCommand.self, DemoCommand.self]
+        subcommands: [
+            FetchCommand.self, DownloadCommand.self, BatchCommand.self, CacheCommand.self, DemoCommand.self, CacheWriterCommand.self,
+        ]
     )
 
     static func main() async {

@@ -41,7 +41,7 @@ extension Client {
         if case .enabled = configuration.decompression, !headers.contains("Accept-Encoding") {
             headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
-        return HTTPRequest(
+        var built = HTTPRequest(
             method: request.method,
             url: url,
             headers: headers,
@@ -56,5 +56,7 @@ extension Client {
             userInfo: request.userInfo,
             id: id
         )
+        built.allowsCoalescing = request.allowsCoalescing
+        return built
     }
 }

@@ -141,11 +141,20 @@ extension Client {
         return try await authenticator?.identity(for: request.url)
     }
 
+    /// Loads a request from the network; identical GET and HEAD requests in flight at the same
+    /// time share one exchange (see ``ClientConfiguration/coalescesRequests``).
+    func load(_ request: HTTPRequest) async throws -> Response {
+        guard configuration.coalescesRequests, let key = CoalescingKey(request) else { return try await transfer(request) }
+        var response = try await coalescer.response(for: key) { try await self.transfer(request) }
+        if response.redirects.isEmpty { response.request = request }
+        return response
+    }
+
     /// Sends a request and follows its redirects. Each hop gets the cookie jar's cookies for
     /// its own URL, and each response's cookies are stored. The authenticator works on each hop while
     /// the chain stays on its first origin; once it left, it adds no credentials and answers no
     /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
-    func load(_ request: HTTPRequest) async throws -> Response {
+    private func transfer(_ request: HTTPRequest) async throws -> Response {
         let deadline = request.timeout.map { ContinuousClock.now + $0 }
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()

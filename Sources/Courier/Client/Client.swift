@@ -19,6 +19,7 @@ public final class Client: Sendable {
     let scheduler: Scheduler
     let authenticator: Authenticator?
     let cache: HTTPCache?
+    let coalescer = Coalescer()
     private let ownsTransport: Bool
     private let isShutDown = NIOLockedValueBox(false)
 

@@ -75,6 +75,9 @@ public struct ClientConfiguration: Sendable {
     public var tls: TLSPolicy
     /// The HTTP cache; `nil`, the default, caches nothing. See <doc:Caching>.
     public var cache: CacheConfiguration?
+    /// Whether concurrent identical GET and HEAD requests share one exchange; `true` by
+    /// default. A request can opt out with ``Request/allowsCoalescing``.
+    public var coalescesRequests: Bool
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -102,6 +105,7 @@ public struct ClientConfiguration: Sendable {
         self.sensitiveHeaders = []
         self.tls = TLSPolicy()
         self.cache = nil
+        self.coalescesRequests = true
     }
 
     /// The transport settings this configuration implies.

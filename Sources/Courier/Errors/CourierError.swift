@@ -78,6 +78,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// A cache operation was asked of a client without a cache, or the cache's store
         /// failed to read or write.
         public static let cacheUnavailable = Kind("cacheUnavailable")
+        /// A cache store could not read or write its files (a folder that cannot be created, a
+        /// full or read-only disk); the message names the file and the system's reason.
+        public static let cacheStorageFailed = Kind("cacheStorageFailed")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

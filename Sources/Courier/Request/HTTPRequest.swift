@@ -33,6 +33,9 @@ public struct HTTPRequest: Sendable {
     public var userInfo: [String: String]
     /// Identifies the request in event hooks and logs.
     public let id: RequestID
+    /// Whether the request may share one exchange with identical requests in flight (see
+    /// ``ClientConfiguration/coalescesRequests``); `true` by default.
+    public var allowsCoalescing = true
 
     /// Creates a request; the client does this for you from a ``Request``.
     public init(

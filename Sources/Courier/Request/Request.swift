@@ -54,6 +54,10 @@ public struct Request<Value: Sendable>: Sendable {
     public var tag: Int?
     /// Free-form information carried to interceptors and event hooks.
     public var userInfo: [String: String] = [:]
+    /// Whether this request may share one exchange with identical GET or HEAD requests in
+    /// flight at the same time, when ``ClientConfiguration/coalescesRequests`` is on; `true`
+    /// by default.
+    public var allowsCoalescing = true
     /// Called as the body is sent, with the bytes the transport has taken so far and the
     /// body's length; throttled to about every 100 ms or 1 %, and always called with the last
     /// value. When a redirect or a retry sends the body again, the count starts again from

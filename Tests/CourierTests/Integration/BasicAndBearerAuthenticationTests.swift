@@ -67,6 +67,8 @@ struct BasicAndBearerAuthenticationTests {
             try await withClient(server, configure: {
                 $0.authentication = Authentication(.bearer(provider))
                 $0.maximumConcurrentRequestsPerHost = 50
+                // Fifty refusals need fifty exchanges: identical requests would otherwise share one.
+                $0.coalescesRequests = false
             }) { client in
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<50 {

@@ -40,16 +40,16 @@ struct FaultTests {
     }
 
     @Test func connectionRefusedIsAConnectionFailure() async throws {
-        // Start and stop a server to get a port nobody listens on.
-        let server = try await TestServer.start()
-        let url = server.url("/get")
-        try await server.shutdown()
+        // A port that is bound but not listened on refuses connections.
+        let reserved = try ReservedPort()
+        let url = reserved.url("/get")
         let error = await courierError {
             try await withClient(nil) { client in
                 _ = try await client.response(for: Request<Response>(path: url.absoluteString))
             }
         }
         #expect(error?.kind == .connectionFailed)
+        withExtendedLifetime(reserved) {}
     }
 
     @Test func bodyLargerThanTheLimitIsRefused() async throws {

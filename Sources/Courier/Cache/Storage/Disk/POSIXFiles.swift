@@ -1,0 +1,172 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+// `stat` may be vended by the CoreFoundation or Dispatch modules once they are loaded.
+#if canImport(CoreFoundation)
+import CoreFoundation
+#endif
+#if canImport(CDispatch)
+import CDispatch
+#endif
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX calls the disk cache needs, with `errno` turned into results and errors.
+///
+/// Foundation's file APIs cannot fsync a directory, take an advisory lock, create a file with
+/// `O_EXCL` and a mode in one step, or set a file's times to the nanosecond; these can.
+enum POSIXFiles {
+    /// The outcome of a call that may fail because a path is missing.
+    enum Outcome: Equatable {
+        case done
+        case missing
+        case failed(Int32)
+    }
+
+    /// The outcome of opening a file.
+    enum Opened {
+        case opened(Int32)
+        case missing
+        case failed(Int32)
+    }
+
+    /// Opens `path` with `flags`; a new file gets `mode`.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) -> Opened {
+        while true {
+            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) }
+            if descriptor >= 0 { return .opened(descriptor) }
+            if errno == EINTR { continue }
+            return errno == ENOENT ? .missing : .failed(errno)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`.
+    static func writeAll(_ descriptor: Int32, _ bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    /// Reads the whole file open on `descriptor`, at most `limit` bytes; `nil` on failure or
+    /// when the file is larger than `limit`.
+    static func readAll(_ descriptor: Int32, limit: Int) -> Data? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int(info.st_size) <= limit else { return nil }
+        var data = Data(count: Int(info.st_size))
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = systemRead(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
+    /// Flushes the directory at `path` to stable storage, so that names created, renamed or
+    /// removed in it survive a crash.
+    static func syncDirectory(_ path: String) {
+        guard case .opened(let descriptor) = open(path, O_RDONLY | O_DIRECTORY) else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    /// Creates a directory with mode 0700; `true` when it was created, `false` when it was
+    /// already there.
+    static func makeDirectory(_ path: String) throws(CourierError) -> Bool {
+        if mkdir(path, 0o700) == 0 {
+            _ = chmod(path, 0o700)
+            return true
+        }
+        let code = errno
+        if code == EEXIST { return false }
+        throw failure("create the folder \(path)", code)
+    }
+
+    /// Renames `from` to `to`, replacing `to` atomically.
+    static func rename(_ from: String, to: String) -> Outcome {
+        outcome(systemRename(from, to))
+    }
+
+    /// Removes the file at `path`.
+    static func unlink(_ path: String) -> Outcome {
+        outcome(systemUnlink(path))
+    }
+
+    /// The size, modification time (nanoseconds since 1970) and file identity of `path`, or of
+    /// the file open on `descriptor`; `nil` when it is missing.
+    static func status(_ path: String? = nil, descriptor: Int32 = -1) -> (size: Int, modified: Int64, identity: [UInt64], isFile: Bool)? {
+        var info = stat()
+        let result = path.map { lstat($0, &info) } ?? fstat(descriptor, &info)
+        guard result == 0 else { return nil }
+        #if canImport(Darwin)
+        let time = info.st_mtimespec
+        #else
+        let time = info.st_mtim
+        #endif
+        let modified = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+        let isFile = (info.st_mode & S_IFMT) == S_IFREG
+        return (Int(info.st_size), modified, [UInt64(info.st_dev), UInt64(info.st_ino)], isFile)
+    }
+
+    /// Sets the access and modification times of the file open on `descriptor` to `nanoseconds`
+    /// since 1970.
+    static func setTimes(_ descriptor: Int32, nanoseconds: Int64) {
+        let time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var times = [time, time]
+        _ = futimens(descriptor, &times)
+    }
+
+    /// Runs `body` holding an exclusive advisory lock (`flock`) on the file at `path`, which is
+    /// created if needed. Each call opens the file anew, so that two stores in one process
+    /// exclude each other as two processes do.
+    static func withExclusiveLock<T>(_ path: String, _ body: () throws(CourierError) -> T) throws(CourierError) -> T {
+        let descriptor: Int32
+        switch open(path, O_RDWR | O_CREAT) {
+        case .opened(let opened): descriptor = opened
+        case .missing: throw failure("open the lock file \(path)", ENOENT)
+        case .failed(let code): throw failure("open the lock file \(path)", code)
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw failure("lock \(path)", errno) }
+        }
+        defer { _ = flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
+    /// The error for a failed call.
+    static func failure(_ action: String, _ code: Int32) -> CourierError {
+        CourierError(
+            .cacheStorageFailed,
+            "The disk cache could not \(action): \(String(cString: strerror(code))). Check that the cache folder exists, is writable and has free space."
+        )
+    }
+
+    private static func outcome(_ result: Int32) -> Outcome {
+        if result == 0 { return .done }
+        return errno == ENOENT ? .missing : .failed(errno)
+    }
+}
+
+private func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, buffer, count) }
+private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+private func systemUnlink(_ path: String) -> Int32 { unlink(path) }

@@ -1,0 +1,99 @@
+import NIOConcurrencyHelpers
+
+/// Lets concurrent identical requests share one exchange (MKNetworkKit's coalescing).
+///
+/// The first request for a key starts a flight: the exchange, in a task of its own. Requests
+/// with the same key that arrive while it is in the air wait for its result instead of
+/// sending their own. Each waiter may be cancelled alone; the flight is cancelled only when
+/// every waiter has been. Its response, or its error, reaches every waiter still there. A
+/// request arriving after the flight landed starts a new one.
+///
+/// The flights are kept in a dictionary behind a lock, not in an actor, so that a request
+/// that shares nothing pays for one key, two short locked sections and a task.
+final class Coalescer: Sendable {
+    private typealias Waiter = CheckedContinuation<Response, any Error>
+
+    private struct Flight {
+        var id: UInt64
+        var waiters: [UInt64: Waiter]
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var flights: [CoalescingKey: Flight] = [:]
+        var lastID: UInt64 = 0
+
+        mutating func nextID() -> UInt64 {
+            lastID &+= 1
+            return lastID
+        }
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The number of requests waiting for a flight, the starters included.
+    var waiting: Int {
+        state.withLockedValue { $0.flights.values.reduce(0) { $0 + $1.waiters.count } }
+    }
+
+    /// The response of the flight for `key`: one already in the air, or a new one that runs
+    /// `exchange`.
+    func response(for key: CoalescingKey, exchange: @escaping @Sendable () async throws -> Response) async throws -> Response {
+        let waiter = state.withLockedValue { $0.nextID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                self.join(key, waiter: waiter, continuation: continuation, exchange: exchange)
+            }
+        } onCancel: {
+            self.leave(key, waiter: waiter)
+        }
+    }
+
+    private func join(
+        _ key: CoalescingKey, waiter: UInt64, continuation: Waiter, exchange: @escaping @Sendable () async throws -> Response
+    ) {
+        let joined = state.withLockedValue { state -> Bool in
+            // Checked under the lock: a cancellation handler that ran before this found no
+            // waiter to remove, and one that runs after finds this one.
+            guard !Task.isCancelled else { return false }
+            if state.flights[key] != nil {
+                state.flights[key]!.waiters[waiter] = continuation
+                return true
+            }
+            let id = state.nextID()
+            let task = Task {
+                let result: Result<Response, any Error>
+                do {
+                    result = .success(try await exchange())
+                } catch {
+                    result = .failure(error)
+                }
+                self.land(key, flight: id, result)
+            }
+            state.flights[key] = Flight(id: id, waiters: [waiter: continuation], task: task)
+            return true
+        }
+        if !joined { continuation.resume(throwing: CancellationError()) }
+    }
+
+    /// Removes a cancelled waiter; cancels the flight when it was the last.
+    private func leave(_ key: CoalescingKey, waiter: UInt64) {
+        let (continuation, abandoned) = state.withLockedValue { state -> (Waiter?, Task<Void, Never>?) in
+            guard let continuation = state.flights[key]?.waiters.removeValue(forKey: waiter) else { return (nil, nil) }
+            guard state.flights[key]!.waiters.isEmpty else { return (continuation, nil) }
+            return (continuation, state.flights.removeValue(forKey: key)?.task)
+        }
+        continuation?.resume(throwing: CancellationError())
+        abandoned?.cancel()
+    }
+
+    /// Hands the flight's result to every waiter still there.
+    private func land(_ key: CoalescingKey, flight: UInt64, _ result: Result<Response, any Error>) {
+        let waiters = state.withLockedValue { state -> [Waiter] in
+            guard let landed = state.flights[key], landed.id == flight else { return [] }
+            state.flights[key] = nil
+            return Array(landed.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+}

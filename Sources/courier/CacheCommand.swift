@@ -1,0 +1,78 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `courier cache stats|clear --cache DIR`: looks after a disk cache folder.
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Show the size of a disk cache folder, or empty it.",
+        subcommands: [Stats.self, Clear.self]
+    )
+
+    /// The option both subcommands take.
+    struct Folder: ParsableArguments {
+        @Option(help: "The cache folder (the one given to fetch --cache).")
+        var cache: String
+
+        /// The store in the folder, or `nil` when there is no folder yet.
+        func storage() throws -> DiskCacheStorage? {
+            let url = URL(fileURLWithPath: cache, isDirectory: true)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return nil }
+            guard isFolder.boolValue else {
+                throw CommandFailure(.invalidInput, "--cache \(cache) is a file, not a folder; give the cache folder")
+            }
+            do {
+                return try DiskCacheStorage(directory: url)
+            } catch {
+                throw CommandFailure(error)
+            }
+        }
+    }
+
+    /// `courier cache stats`.
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "stats",
+            abstract: "Print the number of entries in a cache folder and the bytes they take."
+        )
+
+        @OptionGroup var folder: Folder
+
+        @Option(help: "Print a machine-readable report instead: json, one line with entries and bytes.")
+        var report: FetchCommand.ReportFormat?
+
+        func run() async throws {
+            let statistics = try await CacheCommand.perform { try await folder.storage()?.statistics() } ?? CacheStatistics(entryCount: 0, totalBytes: 0)
+            if report == .json {
+                Output.current.write("{\"entries\":\(statistics.entryCount),\"bytes\":\(statistics.totalBytes)}\n")
+            } else {
+                Output.current.write("entries: \(statistics.entryCount)\nbytes: \(statistics.totalBytes)\n")
+            }
+        }
+    }
+
+    /// `courier cache clear`.
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "clear",
+            abstract: "Remove every entry from a cache folder."
+        )
+
+        @OptionGroup var folder: Folder
+
+        func run() async throws {
+            try await CacheCommand.perform { try await folder.storage()?.removeAll() }
+        }
+    }
+
+    /// Runs `work`, turning a store's error into the command's failure.
+    static func perform<T>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch let error as CourierError {
+            throw CommandFailure(error)
+        }
+    }
+}

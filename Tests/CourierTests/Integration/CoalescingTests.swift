@@ -1,0 +1,135 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite("Coalescing of identical requests")
+struct CoalescingTests {
+    /// How many requests for `path` the server received.
+    private func received(_ server: TestServer, _ path: String) -> Int {
+        server.receivedRequests.filter { $0.path == path }.count
+    }
+
+    @Test func aThousandConcurrentIdenticalGETsMakeOneUpstreamRequest() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<1000 {
+                        group.addTask { try await client.response(for: Request<Data>(path: "/gate/thousand")).status }
+                    }
+                    // The server holds its answer until every request has joined the flight.
+                    #expect(await eventually { client.coalescer.waiting == 1000 && server.requestsWaiting(atGate: "thousand") == 1 })
+                    #expect(received(server, "/gate/thousand") == 1)
+                    server.openGate("thousand")
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+                #expect(statuses.count == 1000 && statuses.allSatisfy { $0 == 200 })
+                #expect(received(server, "/gate/thousand") == 1)
+                #expect(client.coalescer.waiting == 0)
+            }
+        }
+    }
+
+    @Test func differentCredentialsOrHeadersNeverShareAFlight() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                func get(_ headers: Headers) -> Task<Response, any Error> {
+                    var request = Request<Data>(path: "/gate/identities")
+                    request.headers = headers
+                    return Task { try await client.response(for: request) }
+                }
+                let tasks = [
+                    get(["Authorization": "Bearer alice"]), get(["Authorization": "Bearer bob"]),
+                    get(["Authorization": "Bearer alice"]), get(["Authorization": "Bearer alice", "Accept": "text/plain"]),
+                ]
+                #expect(await eventually { client.coalescer.waiting == 4 && server.requestsWaiting(atGate: "identities") == 3 })
+                server.openGate("identities")
+                for task in tasks {
+                    let response = try await task.value
+                    #expect(response.status == 200)
+                }
+                let sent = server.receivedRequests.filter { $0.path == "/gate/identities" }
+                #expect(sent.count == 3)
+                #expect(sent.compactMap { $0.header("Authorization") }.sorted() == ["Bearer alice", "Bearer alice", "Bearer bob"])
+            }
+        }
+    }
+
+    @Test func cancellingOneWaiterLeavesTheOthersTheirResponse() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let tasks = (0..<3).map { _ in Task { try await client.response(for: Request<Data>(path: "/gate/one-leaves")) } }
+                #expect(await eventually { client.coalescer.waiting == 3 && server.requestsWaiting(atGate: "one-leaves") == 1 })
+                tasks[0].cancel()
+                let error = await courierError { _ = try await tasks[0].value }
+                #expect(error?.kind == .cancelled)
+                #expect(client.coalescer.waiting == 2)
+                server.openGate("one-leaves")
+                for task in tasks.dropFirst() {
+                    let response = try await task.value
+                    #expect(response.status == 200)
+                }
+                #expect(received(server, "/gate/one-leaves") == 1)
+            }
+        }
+    }
+
+    @Test func cancellingEveryWaiterCancelsTheUpstreamRequest() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let tasks = (0..<3).map { _ in Task { try await client.response(for: Request<Data>(path: "/gate/all-leave")) } }
+                #expect(await eventually { client.coalescer.waiting == 3 && server.requestsWaiting(atGate: "all-leave") == 1 })
+                for task in tasks { task.cancel() }
+                for task in tasks {
+                    let error = await courierError { _ = try await task.value }
+                    #expect(error?.kind == .cancelled)
+                }
+                #expect(await eventually { server.openConnections == 0 }, "the shared request was not cancelled")
+                #expect(client.coalescer.waiting == 0)
+                server.openGate("all-leave")
+                let later = try await client.response(for: Request<Data>(path: "/gate/all-leave"))
+                #expect(later.status == 200, "a later request flies again")
+            }
+        }
+    }
+
+    @Test func anErrorReachesEveryWaiter() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let tasks = (0..<5).map { _ in Task { try await client.response(for: Request<Data>(path: "/gate/fails?drop=1")) } }
+                #expect(await eventually { client.coalescer.waiting == 5 && server.requestsWaiting(atGate: "fails") == 1 })
+                server.openGate("fails")
+                for task in tasks {
+                    let error = await courierError { _ = try await task.value }
+                    #expect(error != nil && error?.kind != .cancelled, "\(String(describing: error))")
+                }
+                #expect(received(server, "/gate/fails") == 1)
+            }
+        }
+    }
+
+    @Test func postsOptedOutRequestsAndClientsWithCoalescingOffSendEveryRequest() async throws {
+        try await withServer { server in
+            var optedOut = Request<Data>(path: "/gate/opted-out")
+            optedOut.allowsCoalescing = false
+            let cases: [(request: Request<Data>, gate: String, coalesces: Bool)] = [
+                (Request<Data>(method: .post, path: "/gate/posts", body: .text("same")), "posts", true),
+                (optedOut, "opted-out", true),
+                (Request<Data>(path: "/gate/client-off"), "client-off", false),
+            ]
+            for item in cases {
+                try await withClient(server, configure: { $0.coalescesRequests = item.coalesces }) { client in
+                    let tasks = (0..<3).map { _ in Task { try await client.response(for: item.request) } }
+                    #expect(await eventually { server.requestsWaiting(atGate: item.gate) == 3 }, "\(item.gate)")
+                    #expect(client.coalescer.waiting == 0)
+                    server.openGate(item.gate)
+                    for task in tasks {
+                    let response = try await task.value
+                    #expect(response.status == 200)
+                }
+                }
+            }
+        }
+    }
+}

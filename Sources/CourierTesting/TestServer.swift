@@ -23,6 +23,7 @@ import NIOPosix
 ///   `/base64/VALUE?content_type=`, `/cache`, `/cache/N`, `/etag/ETAG`.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
+/// - `/idempotent[/...]?delay=S`: honours `Idempotency-Key` and counts each key in ``ledger``.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
 ///
 /// Call ``shutdown()`` when done; it closes the listener and every open connection.
@@ -33,16 +34,21 @@ public final class TestServer: Sendable {
 
     /// The TCP port the server listens on.
     public let port: Int
+    /// The `Idempotency-Key`s the `/idempotent` route has seen.
+    public let ledger: IdempotencyLedger
 
-    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int) {
+    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, port: Int, ledger: IdempotencyLedger) {
         self.channel = channel
         self.registry = registry
         self.log = log
         self.port = port
+        self.ledger = ledger
     }
 
-    /// Starts a server on `127.0.0.1`, port 0 (an ephemeral port chosen by the system).
-    public static func start() async throws -> TestServer {
+    /// Starts a server on `127.0.0.1`: on `port`, or on an ephemeral port chosen by the
+    /// system when it is 0 (the default). Pass the ``port`` of a server that was shut down,
+    /// and its ``ledger``, to bring it back as if it had restarted.
+    public static func start(port: Int = 0, ledger: IdempotencyLedger = IdempotencyLedger()) async throws -> TestServer {
         let registry = ConnectionRegistry()
         let log = RequestLog()
         let nonces = DigestNonces()
@@ -55,15 +61,15 @@ public final class TestServer: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces))
+                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, ledger: ledger))
                 }
             }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
         guard let port = channel.localAddress?.port else {
             try? await channel.close()
             throw ServerStartError()
         }
-        return TestServer(channel: channel, registry: registry, log: log, port: port)
+        return TestServer(channel: channel, registry: registry, log: log, port: port, ledger: ledger)
     }
 
     /// The server's base URL, `http://127.0.0.1:PORT`.

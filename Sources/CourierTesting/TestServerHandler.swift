@@ -17,6 +17,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let log: RequestLog
     private let nonces: DigestNonces
+    private let ledger: IdempotencyLedger
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
@@ -28,9 +29,10 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
 
-    init(log: RequestLog, nonces: DigestNonces) {
+    init(log: RequestLog, nonces: DigestNonces, ledger: IdempotencyLedger) {
         self.log = log
         self.nonces = nonces
+        self.ledger = ledger
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -100,7 +102,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             remoteAddress: context.channel.remoteAddress?.ipAddress,
             requestCount: count.total,
             sameURICount: count.sameURI,
-            nonces: self.nonces
+            nonces: self.nonces,
+            ledger: self.ledger
         )
         let response =
             response

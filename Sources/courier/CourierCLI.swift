@@ -8,7 +8,7 @@ struct CourierCLI: AsyncParsableCommand {
         commandName: "courier",
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
         version: "0.1.0",
-        subcommands: [FetchCommand.self, DownloadCommand.self, BatchCommand.self, DemoCommand.self]
+        subcommands: [FetchCommand.self, DownloadCommand.self, BatchCommand.self, QueueCommand.self, DemoCommand.self]
     )
 
     static func main() async {

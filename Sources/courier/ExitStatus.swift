@@ -28,6 +28,11 @@ enum ExitStatus: Int32 {
     case interrupted = 130
     /// The server refused the credentials of `--user` or `--bearer`.
     case authenticationFailed = 11
+    /// The durable queue is full, its database cannot be used, or it has no record with the
+    /// id given.
+    case queue = 12
+    /// `queue run --deadline` ended with records still waiting.
+    case queueNotEmpty = 13
 
     init(_ kind: CourierError.Kind) {
         switch kind {
@@ -40,6 +45,7 @@ enum ExitStatus: Int32 {
         case .malformedResponse: self = .malformedResponse
         case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
         case .authenticationFailed: self = .authenticationFailed
+        case .queueFull, .queueStorage, .queueRecordNotFound: self = .queue
         default: self = .failure
         }
     }

@@ -69,6 +69,14 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// password; after one refresh for a bearer token), or asked for a kind of Digest
         /// answer the request cannot give. ``CourierError/response`` holds the last 401.
         public static let authenticationFailed = Kind("authenticationFailed")
+        /// The durable queue holds as many records as ``QueueConfiguration/maximumRecords``
+        /// allows; wait for deliveries or drop records.
+        public static let queueFull = Kind("queueFull")
+        /// The durable queue's database could not be opened, read or written: a file that is
+        /// not a database, a corrupted one, a full disk, missing permissions.
+        public static let queueStorage = Kind("queueStorage")
+        /// No record in the durable queue has the identifier given.
+        public static let queueRecordNotFound = Kind("queueRecordNotFound")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

@@ -3,6 +3,7 @@ import Foundation
 // courier-bench: the same workload through raw AsyncHTTPClient and through Courier, in one run.
 //
 //   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
+//   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
 //   courier-bench --serve          (internal: the server child process)
 //
 // The server runs in a child process so that the CPU time measured here is the client's own.
@@ -22,5 +23,9 @@ if arguments.contains("--serve") {
     }
     let server = try ServerProcess.launch()
     defer { server.stop() }
-    try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()
+    if arguments.contains("--queue") {
+        try await QueueBenchmark(server: server, requests: min(options.requests, 1_000), rounds: options.rounds).run()
+    } else {
+        try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()
+    }
 }

@@ -42,6 +42,19 @@ public final class IdempotencyLedger: Sendable {
     /// The keys in the order they were first applied.
     public var appliedKeys: [String] { entries.sorted { $0.value.order < $1.value.order }.map(\.key) }
 
+    /// Records `key` as applied by a request to `path` that is still being processed: requests
+    /// with the key get 409 until ``release(key:)``. For tests of what a client does meanwhile.
+    public func hold(key: String, path: String) {
+        state.withLockedValue { entries in
+            entries[key] = Entry(requests: 1, applied: 1, body: Data(), path: path, order: entries.count + 1, busyUntil: .distantFuture)
+        }
+    }
+
+    /// Ends the processing of a key held by ``hold(key:path:)``: later requests get its answer.
+    public func release(key: String) {
+        state.withLockedValue { $0[key]?.busyUntil = .distantPast }
+    }
+
     /// What to answer a request with `key`: whether it applied the effect now, or whether
     /// the first request with the key is still being processed.
     enum Verdict {

@@ -38,7 +38,8 @@ struct DurableQueueTests {
                     kinds.append("delivered \(response.status)")
                 default: kinds.append("other")
                 }
-                if kinds.count == 3 { break }
+                // The outcome was recorded, so its final event is already in the buffer.
+                if event.record.state.isFinal { break }
             }
             #expect(kinds == ["queued", "attempt", "delivered 201"])
         }
@@ -84,11 +85,13 @@ struct DurableQueueTests {
         }
     }
 
-    @Test func theProbeFindsTheServerBackWithoutBeingTold() async throws {
+    /// A TCP probe, or a health URL (`/get` on the same port).
+    @Test(arguments: [false, true])
+    func theProbeFindsTheServerBackWithoutBeingTold(usesHealthURL: Bool) async throws {
         let port = try await vacatedPort()
         let ledger = IdempotencyLedger()
         try await withQueueFolder { path in
-            try await withQueue(path: path) { queue in
+            try await withQueue(path: path, configure: { $0.healthURL = usesHealthURL ? URL(string: "http://127.0.0.1:\(port)/get") : nil }) { queue in
                 let request = Request<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/probe", body: .text("p"))
                 let handle = try await queue.enqueue(request)
                 #expect(try await handle.firstAttempt().state == .pending)
@@ -97,6 +100,26 @@ struct DurableQueueTests {
                 try await server.shutdown()
                 #expect(ledger.entries.count == 1)
             }
+        }
+    }
+
+    @Test func anUnorderedRequestOvertakesAHeadThatWaits() async throws {
+        try await withServerAndQueue { server, queue in
+            // The head is told to come back in a minute.
+            let waiting = try await queue.enqueue(
+                Request<Void>(method: .post, path: server.url("/flaky?failures=100&status=503&retry_after=60").absoluteString)
+            )
+            #expect(try await waiting.firstAttempt().state == .pending)
+            let blocked = try await queue.enqueue(Request<Void>(method: .post, path: server.url("/idempotent/blocked").absoluteString))
+            let free = try await queue.enqueue(
+                Request<Void>(method: .post, path: server.url("/idempotent/free").absoluteString), isOrdered: false
+            )
+            #expect(try await free.outcome().state == .delivered)
+            let held = try await queue.record(id: blocked.id)
+            #expect(held?.state == .pending && held?.attempts == 0)
+            #expect(server.ledger.entries.values.contains { $0.path == "/idempotent/free" })
+            _ = try await queue.drop(id: waiting.id)
+            #expect(try await blocked.outcome().state == .delivered)
         }
     }
 
@@ -126,14 +149,16 @@ struct DurableQueueTests {
 
     @Test func aConflictForAKeyInFlightIsRetriedLater() async throws {
         try await withServerAndQueue { server, queue in
-            var request = Request<Void>(method: .post, path: server.url("/idempotent/busy?delay=2").absoluteString)
+            // Another request with the same key is still being processed by the server.
+            server.ledger.hold(key: "busy-key", path: "/idempotent/busy")
+            var request = Request<Void>(method: .post, path: server.url("/idempotent/busy").absoluteString)
             request.headers.add(name: "Idempotency-Key", value: "busy-key")
-            // Another client sends the same key first and keeps the server busy with it.
-            let first = request
-            let other = Task { try await Client.withClient { try await $0.response(for: first) } }
-            for _ in 0..<500 where server.ledger.entries["busy-key"] == nil { try await Task.sleep(for: .milliseconds(5)) }
-            let record = try await queue.enqueue(request).outcome()
-            _ = try await other.value
+            let handle = try await queue.enqueue(request)
+            let first = try await handle.firstAttempt()
+            #expect(first.state == .pending)
+            #expect(first.outcome?.status == 409)
+            server.ledger.release(key: "busy-key")
+            let record = try await handle.outcome()
             #expect(record.state == .delivered)
             #expect(record.attempts >= 2)
             #expect(server.ledger.entries["busy-key"]?.applied == 1)

@@ -42,7 +42,8 @@ enum QueueDecision: Equatable {
             return status >= 400 ? .failed : .delivered
         }
         guard let error else { return .failed }
-        let retryable = error.kind == .connectionFailed || error.kind == .timeout || policy.retryableErrors.contains(error.kind)
+        // With its key, a request is safe to send again after any failure of the exchange itself.
+        let retryable = [.connectionFailed, .timeout, .transport].contains(error.kind) || policy.retryableErrors.contains(error.kind)
         guard retryable, !exhausted else { return .failed }
         if error.kind == .connectionFailed && !error.requestMayHaveBeenSent { return .unreachable(after: backoff) }
         return .retry(after: backoff)

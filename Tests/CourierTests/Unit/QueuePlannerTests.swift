@@ -106,6 +106,7 @@ struct QueueDecisionTests {
         refused.requestMayHaveBeenSent = false
         #expect(Self.decide(error: refused) == .unreachable(after: .seconds(1)))
         #expect(Self.decide(error: CourierError(.timeout, "slow")) == .retry(after: .seconds(1)))
+        #expect(Self.decide(error: CourierError(.transport, "reset")) == .retry(after: .seconds(1)))
         #expect(Self.decide(error: CourierError(.tls, "bad certificate")) == .failed)
     }
 

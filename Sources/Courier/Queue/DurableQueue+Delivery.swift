@@ -47,9 +47,9 @@ extension DurableQueue {
     /// One round: expire, probe and send what the planner says, and set the timer.
     private func round() async {
         let now = configuration.now()
-        let records: [QueueRecord]
+        let records: [QueuePlanner.Slot]
         do {
-            records = try await store.activeRecords()
+            records = try await store.activeSlots()
         } catch {
             client.configuration.logger.error("courier queue: \(error)")
             schedule(at: now.addingTimeInterval(1))
@@ -62,7 +62,7 @@ extension DurableQueue {
             if let record = try? await store.update(id: id, state: .expired, outcome: nil) { publish(.expired(record)) }
         }
         for origin in plan.probe {
-            guard let url = records.first(where: { $0.request.origin == origin })?.request.url else { continue }
+            guard let url = URL(string: origin) else { continue }
             let probe = ReachabilityProbe(healthURL: configuration.healthURL, timeout: configuration.probeTimeout, client: client)
             probes[origin] = Task { [weak self] in
                 let reachable = await probe.check(url)

@@ -72,12 +72,12 @@ extension DurableQueue {
     public func run(deadline: Duration? = nil) async throws(CourierError) -> Bool {
         let events = events()
         try await startDelivery()
-        if try await store.activeRecords().isEmpty { return true }
+        if try await store.activeSlots().isEmpty { return true }
         let clock = configuration.clock
         let emptied: Bool? = await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 for await event in events where event.record.state.isFinal {
-                    if (try? await self.store.activeRecords().isEmpty) == true { return true }
+                    if (try? await self.store.activeSlots().isEmpty) == true { return true }
                 }
                 return nil
             }
@@ -92,7 +92,7 @@ extension DurableQueue {
             return first
         }
         if let emptied { return emptied }
-        return try await store.activeRecords().isEmpty
+        return try await store.activeSlots().isEmpty
     }
 }
 

@@ -6,6 +6,16 @@ import Foundation
 /// A pure function of its inputs, so that ordering and expiry are tested without a database,
 /// a network or a clock.
 struct QueuePlanner {
+    /// What planning needs of a record: no request, no body.
+    struct Slot: Equatable {
+        var id: String
+        var origin: String
+        var isOrdered: Bool
+        var state: QueueRecord.State
+        var nextAttemptAt: Date
+        var expiresAt: Date?
+    }
+
     struct Plan: Equatable {
         /// Pending records whose maximum age has passed.
         var expire: [String] = []
@@ -29,14 +39,14 @@ struct QueuePlanner {
     ///   - unreachable: origins that failed to connect, with the time of their next probe.
     ///   - probing: origins being probed now.
     static func plan(
-        _ records: [QueueRecord], now: Date, sending: Set<String>, unreachable: [String: Date], probing: Set<String>
+        _ records: [Slot], now: Date, sending: Set<String>, unreachable: [String: Date], probing: Set<String>
     ) -> Plan {
         var plan = Plan()
         // Origins whose oldest ordered record is not finished: later ordered records wait.
         var busyOrigins = Set<String>()
         for record in records {
-            let origin = record.request.origin
-            let ordered = record.request.isOrdered
+            let origin = record.origin
+            let ordered = record.isOrdered
             if record.state == .pending, let expiry = record.expiresAt, expiry <= now {
                 plan.expire.append(record.id)
                 continue
@@ -61,5 +71,18 @@ struct QueuePlanner {
             }
         }
         return plan
+    }
+
+    /// Plans from whole records.
+    static func plan(
+        _ records: [QueueRecord], now: Date, sending: Set<String>, unreachable: [String: Date], probing: Set<String>
+    ) -> Plan {
+        let slots = records.map {
+            Slot(
+                id: $0.id, origin: $0.request.origin, isOrdered: $0.request.isOrdered, state: $0.state,
+                nextAttemptAt: $0.nextAttemptAt, expiresAt: $0.expiresAt
+            )
+        }
+        return plan(slots, now: now, sending: sending, unreachable: unreachable, probing: probing)
     }
 }

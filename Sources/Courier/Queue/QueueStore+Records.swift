@@ -28,9 +28,30 @@ extension QueueStore {
         return record
     }
 
-    /// Records waiting or in flight, oldest first.
-    func activeRecords() async throws(CourierError) -> [QueueRecord] {
-        try await records("SELECT * FROM courier_queue WHERE state IN ('pending', 'in-flight') ORDER BY sequence", action: "read")
+    /// What the planner needs of the records waiting or in flight, oldest first; requests and
+    /// bodies stay on disk.
+    func activeSlots() async throws(CourierError) -> [QueuePlanner.Slot] {
+        let sql = """
+            SELECT id, origin, is_ordered, state, next_attempt_at, expires_at FROM courier_queue
+            WHERE state IN ('pending', 'in-flight') ORDER BY sequence
+            """
+        var slots: [QueuePlanner.Slot] = []
+        for row in try await run(sql, action: "read") {
+            guard let id = row.column("id")?.string, let origin = row.column("origin")?.string,
+                let ordered = row.column("is_ordered")?.integer,
+                let state = row.column("state")?.string.flatMap(QueueRecord.State.init(rawValue:)),
+                let next = row.column("next_attempt_at")?.double
+            else {
+                throw CourierError(.queueStorage, "A record in the queue database at \(path) has a missing or malformed column; move the file aside to start an empty queue.")
+            }
+            slots.append(
+                QueuePlanner.Slot(
+                    id: id, origin: origin, isOrdered: ordered != 0, state: state, nextAttemptAt: Date(timeIntervalSince1970: next),
+                    expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:))
+                )
+            )
+        }
+        return slots
     }
 
     /// Every record, oldest first.

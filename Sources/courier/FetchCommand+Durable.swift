@@ -6,7 +6,7 @@ extension FetchCommand {
     /// print the response or `queued ID`.
     func runDurable(configuration: ClientConfiguration, request: Request<Response>, out: Output) async throws {
         let record = try await queue.withQueue(delivers: true, clientConfiguration: configuration) { queue in
-            try await queue.enqueue(request, tag: tag).firstAttempt()
+            try await queue.enqueue(request, tag: tag, isOrdered: !unordered).firstAttempt()
         }
         guard record.state == .delivered || record.state == .failed, let outcome = record.outcome else {
             out.write("queued \(record.id)\n")

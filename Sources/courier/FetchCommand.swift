@@ -58,6 +58,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "A label kept with a durable request.")
     var tag: String?
 
+    @Flag(help: "Let a durable request overtake, and be overtaken by, the others to its host (by default they are sent first in, first out).")
+    var unordered = false
+
     @OptionGroup var queue: QueueOptions
 
     enum ReportFormat: String, ExpressibleByArgument {

@@ -18,7 +18,7 @@ struct QueueCommandTests {
     @Test func aDurableFetchPrintsTheResponseWhenTheServerAnswers() async throws {
         try await withServer { server in
             try await withQueuePath { path in
-                let run = await courier("fetch", server.url("/idempotent/a").absoluteString, "--data", "x", "--durable", "--queue", path)
+                let run = await courier("fetch", server.url("/idempotent/a").absoluteString, "--data", "x", "--durable", "--queue", path, "--unordered")
                 #expect(run.status == 0)
                 let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
                 #expect(object?["path"] as? String == "/idempotent/a")

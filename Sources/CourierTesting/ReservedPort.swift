@@ -9,8 +9,9 @@ import Darwin
 #endif
 
 /// A loopback port that is bound but never listened on: connections to it are refused, and no
-/// other server can take it while the reservation lasts. (A port freed by stopping a server can
-/// be handed to the next server another test starts.)
+/// server started on port 0 can take it while the reservation lasts. (A port freed by stopping
+/// a server can be handed to the next server another test starts.) The socket allows address
+/// reuse, so `TestServer.start(port:)` can bring a server up on the port while it is reserved.
 public final class ReservedPort: Sendable {
     /// The reserved port on 127.0.0.1.
     public let port: Int
@@ -24,6 +25,8 @@ public final class ReservedPort: Sendable {
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw ReservedPortError(step: "socket", code: errno) }
+        var reuse: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0

@@ -15,6 +15,8 @@ struct TestRequest {
     let sameURICount: Int
     /// The nonces the server issued on its Digest routes.
     let nonces: DigestNonces
+    /// The keys the server's `/idempotent` route has seen.
+    let ledger: IdempotencyLedger
 
     /// The raw (still percent-encoded) path, without the query.
     let path: Substring
@@ -23,8 +25,9 @@ struct TestRequest {
 
     init(
         head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int, sameURICount: Int = 1,
-        nonces: DigestNonces = DigestNonces()
+        nonces: DigestNonces = DigestNonces(), ledger: IdempotencyLedger = IdempotencyLedger()
     ) {
+        self.ledger = ledger
         self.sameURICount = sameURICount
         self.nonces = nonces
         self.head = head

@@ -30,6 +30,7 @@ import NIOSSL
 ///   ``openGate(_:)`` opens NAME.
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
+/// - `/idempotent[/...]?delay=S`: honours `Idempotency-Key` and counts each key in ``ledger``.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
 ///
 /// Call ``shutdown()`` when done; it closes the listener and every open connection.
@@ -43,19 +44,29 @@ public final class TestServer: Sendable {
     public let port: Int
     /// `https` when the server speaks TLS, else `http`.
     public let scheme: String
+    /// The `Idempotency-Key`s the `/idempotent` route has seen.
+    public let ledger: IdempotencyLedger
 
-    private init(channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, port: Int, scheme: String) {
+    private init(
+        channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, port: Int, scheme: String,
+        ledger: IdempotencyLedger
+    ) {
         self.channel = channel
         self.registry = registry
         self.log = log
         self.gates = gates
         self.port = port
         self.scheme = scheme
+        self.ledger = ledger
     }
 
-    /// Starts a server on `127.0.0.1`, port 0 (an ephemeral port chosen by the system); with
-    /// `tls`, it speaks HTTPS (see ``TestServerTLS``).
-    public static func start(tls: TestServerTLS? = nil) async throws -> TestServer {
+    /// Starts a server on `127.0.0.1`: on `port`, or on an ephemeral port chosen by the
+    /// system when it is 0 (the default); with `tls`, it speaks HTTPS (see ``TestServerTLS``).
+    /// Pass the ``port`` of a server that was shut down, and its ``ledger``, to bring it back
+    /// as if it had restarted.
+    public static func start(
+        tls: TestServerTLS? = nil, port: Int = 0, ledger: IdempotencyLedger = IdempotencyLedger()
+    ) async throws -> TestServer {
         let sslContext = try tls?.makeContext()
         let registry = ConnectionRegistry()
         let log = RequestLog()
@@ -71,15 +82,17 @@ public final class TestServer: Sendable {
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
                     if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates))
+                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, ledger: ledger))
                 }
             }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
         guard let port = channel.localAddress?.port else {
             try? await channel.close()
             throw ServerStartError()
         }
-        return TestServer(channel: channel, registry: registry, log: log, gates: gates, port: port, scheme: tls == nil ? "http" : "https")
+        return TestServer(
+            channel: channel, registry: registry, log: log, gates: gates, port: port, scheme: tls == nil ? "http" : "https", ledger: ledger
+        )
     }
 
     /// The server's base URL, `http://127.0.0.1:PORT` (`https` with TLS).

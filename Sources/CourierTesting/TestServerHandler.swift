@@ -18,6 +18,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let log: RequestLog
     private let nonces: DigestNonces
     private let gates: Gates
+    private let ledger: IdempotencyLedger
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
@@ -29,10 +30,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
 
-    init(log: RequestLog, nonces: DigestNonces, gates: Gates) {
+    init(log: RequestLog, nonces: DigestNonces, gates: Gates, ledger: IdempotencyLedger) {
         self.log = log
         self.nonces = nonces
         self.gates = gates
+        self.ledger = ledger
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -102,7 +104,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             remoteAddress: context.channel.remoteAddress?.ipAddress,
             requestCount: count.total,
             sameURICount: count.sameURI,
-            nonces: self.nonces
+            nonces: self.nonces,
+            ledger: self.ledger
         )
         let response =
             response

@@ -9,7 +9,7 @@ struct CourierCLI: AsyncParsableCommand {
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
         version: "0.1.0",
         subcommands: [
-            FetchCommand.self, DownloadCommand.self, BatchCommand.self, CacheCommand.self, DemoCommand.self, CacheWriterCommand.self,
+            FetchCommand.self, DownloadCommand.self, BatchCommand.self, CacheCommand.self, QueueCommand.self, DemoCommand.self, CacheWriterCommand.self,
         ]
     )
 

@@ -234,5 +234,8 @@ struct DemoSteps {
         } catch let error as CourierError {
             say("\(error.kind); handle state \(handle.state)")
         }
+
+        step(15, "A durable request queued while the server is down, delivered when it is back")
+        try await runQueue()
     }
 }

@@ -30,6 +30,11 @@ enum ExitStatus: Int32 {
     case authenticationFailed = 11
     /// The proxy of `--proxy` refused its credentials or the tunnel.
     case proxy = 12
+    /// The durable queue is full, its database cannot be used, or it has no record with the
+    /// id given.
+    case queue = 13
+    /// `queue run --deadline` ended with records still waiting.
+    case queueNotEmpty = 14
 
     init(_ kind: CourierError.Kind) {
         switch kind {
@@ -43,6 +48,7 @@ enum ExitStatus: Int32 {
         case .malformedResponse: self = .malformedResponse
         case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
         case .authenticationFailed: self = .authenticationFailed
+        case .queueFull, .queueStorage, .queueRecordNotFound: self = .queue
         default: self = .failure
         }
     }

@@ -52,6 +52,17 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Print a machine-readable report instead of the body: json.")
     var report: ReportFormat?
 
+    @Flag(help: "Write the request to the durable queue (--queue) before sending it, with an Idempotency-Key: print the response if it is delivered now, else `queued ID` (`courier queue run` delivers it later).")
+    var durable = false
+
+    @Option(help: "A label kept with a durable request.")
+    var tag: String?
+
+    @Flag(help: "Let a durable request overtake, and be overtaken by, the others to its host (by default they are sent first in, first out).")
+    var unordered = false
+
+    @OptionGroup var queue: QueueOptions
+
     enum ReportFormat: String, ExpressibleByArgument {
         case json
     }
@@ -59,6 +70,7 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         let out = Output.current
         let (configuration, request) = try FetchPlan(command: self).make()
+        if durable { return try await runDurable(configuration: configuration, request: request, out: out) }
         let response: Response
         do {
             response = try await ClientOptions.withClient(configuration: configuration) { client in
@@ -76,7 +88,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// Prints the report, or the head (with `--include`) and the body.
-    private func show(_ response: Response, to out: Output) throws {
+    func show(_ response: Response, to out: Output) throws {
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
         } else {

@@ -4,6 +4,7 @@ import Foundation
 //
 //   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
+//   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
 //
@@ -30,5 +31,9 @@ if arguments.contains("--serve") {
     }
     let server = try ServerProcess.launch()
     defer { server.stop() }
-    try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()
+    if arguments.contains("--queue") {
+        try await QueueBenchmark(server: server, requests: min(options.requests, 1_000), rounds: options.rounds).run()
+    } else {
+        try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()
+    }
 }

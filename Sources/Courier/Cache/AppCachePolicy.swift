@@ -93,11 +93,3 @@ public struct AppCachePolicy: Sendable, Hashable {
         return tags
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var timeInterval: TimeInterval {
-        let (whole, fraction) = components
-        return TimeInterval(whole) + TimeInterval(fraction) / 1e18
-    }
-}

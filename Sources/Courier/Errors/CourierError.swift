@@ -81,6 +81,14 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// A cache store could not read or write its files (a folder that cannot be created, a
         /// full or read-only disk); the message names the file and the system's reason.
         public static let cacheStorageFailed = Kind("cacheStorageFailed")
+        /// The durable queue holds as many records as ``QueueConfiguration/maximumRecords``
+        /// allows; wait for deliveries or drop records.
+        public static let queueFull = Kind("queueFull")
+        /// The durable queue's database could not be opened, read or written: a file that is
+        /// not a database, a corrupted one, a full disk, missing permissions.
+        public static let queueStorage = Kind("queueStorage")
+        /// No record in the durable queue has the identifier given.
+        public static let queueRecordNotFound = Kind("queueRecordNotFound")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

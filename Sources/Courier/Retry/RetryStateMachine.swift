@@ -27,6 +27,13 @@ struct RetryStateMachine {
 
     init(policy: RetryPolicy) { self.policy = policy }
 
+    /// A machine that has made `attempts` attempts already, for backoffs computed afresh
+    /// after a restart (the durable queue).
+    init(policy: RetryPolicy, attempts: Int) {
+        self.policy = policy
+        self.attempts = max(1, attempts)
+    }
+
     /// - Parameters:
     ///   - repeatable: whether the request may be sent twice (idempotent method, or an
     ///     `Idempotency-Key`).

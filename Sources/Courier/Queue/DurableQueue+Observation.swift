@@ -1,0 +1,120 @@
+import Foundation
+
+extension DurableQueue {
+    /// Every event from now on: queued, attempt, waiting, delivered, failed, expired. Each
+    /// call returns a new sequence; it ends when the queue is closed.
+    ///
+    /// ```swift
+    /// for await event in await queue.events() {
+    ///     if case .delivered(let record, let response) = event { print(record.id, response.status) }
+    /// }
+    /// ```
+    public func events() -> AsyncStream<QueueEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: QueueEvent.self, bufferingPolicy: .bufferingNewest(4096))
+        guard !closed else {
+            continuation.finish()
+            return stream
+        }
+        let key = UUID()
+        subscribers[key] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(key) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ key: UUID) {
+        subscribers[key] = nil
+    }
+
+    /// Tells the subscribers.
+    func publish(_ event: QueueEvent) {
+        for subscriber in subscribers.values { subscriber.yield(event) }
+    }
+
+    /// The record once an event about it satisfies `isDone`; the current record at once when
+    /// `alreadyDone` says so. Subscribes before reading the record, so that no event is missed.
+    func wait(
+        for id: String, alreadyDone: (QueueRecord) -> Bool, until isDone: (QueueEvent) -> Bool
+    ) async throws(CourierError) -> QueueRecord {
+        let events = events()
+        guard let current = try await store.record(id: id) else {
+            throw CourierError(.queueRecordNotFound, "The record \(id) is no longer in the queue; it was dropped.")
+        }
+        if alreadyDone(current) { return current }
+        for await event in events where event.record.id == id && isDone(event) {
+            return event.record
+        }
+        if Task.isCancelled { throw CourierError(.cancelled, "Waiting for the record \(id) was cancelled; it stays in the queue.") }
+        throw CourierError(.clientShutdown, "The queue was closed before the record \(id) was settled; it stays in the database.")
+    }
+
+    /// The record after its first attempt ended, or at once when it has to wait for its turn
+    /// or its host.
+    func firstAttempt(of id: String) async throws(CourierError) -> QueueRecord {
+        let started = deliveries[id] != nil
+        return try await wait(for: id, alreadyDone: { record in record.attempts > 0 ? record.state != .inFlight : !started }) { event in
+            switch event {
+            case .queued, .attempt: return false
+            case .waiting, .delivered, .failed, .expired: return true
+            }
+        }
+    }
+
+    /// The record once it is delivered, failed or expired.
+    func outcome(of id: String) async throws(CourierError) -> QueueRecord {
+        try await wait(for: id, alreadyDone: { $0.state.isFinal }) { $0.record.state.isFinal }
+    }
+
+    /// Delivers what is waiting and returns once nothing waits or is in flight (`true`), or
+    /// when `deadline` has passed (`false`). Starts delivery when the queue was opened
+    /// without it.
+    public func run(deadline: Duration? = nil) async throws(CourierError) -> Bool {
+        let events = events()
+        try await startDelivery()
+        if try await store.activeSlots().isEmpty { return true }
+        let clock = configuration.clock
+        let emptied: Bool? = await withTaskGroup(of: Bool?.self) { group in
+            group.addTask {
+                for await event in events where event.record.state.isFinal {
+                    if (try? await self.store.activeSlots().isEmpty) == true { return true }
+                }
+                return nil
+            }
+            if let deadline {
+                group.addTask {
+                    do { try await clock.sleep(for: deadline) } catch { return nil }
+                    return false
+                }
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let emptied { return emptied }
+        return try await store.activeSlots().isEmpty
+    }
+}
+
+/// A durable request written to the queue: its record, and ways to wait for what comes of it.
+public struct DurableRequestHandle: Sendable {
+    /// The record as it was written.
+    public let record: QueueRecord
+    let queue: DurableQueue
+
+    /// The record's identifier.
+    public var id: String { record.id }
+
+    /// The record after its first attempt: delivered, failed, or waiting for another one.
+    /// Returns at once, with the record pending, when the request must wait for earlier ones
+    /// to its host or for the host to answer.
+    public func firstAttempt() async throws(CourierError) -> QueueRecord {
+        try await queue.firstAttempt(of: record.id)
+    }
+
+    /// The record once it is delivered, failed or expired; the response is in its
+    /// ``QueueRecord/outcome``.
+    public func outcome() async throws(CourierError) -> QueueRecord {
+        try await queue.outcome(of: record.id)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A durable offline queue: requests written to disk before their first attempt, sent when
+/// their host answers, after a restart too, and never applied twice by a server that honours
+/// their `Idempotency-Key`.
+///
+/// ```swift
+/// let queue = try await client.openQueue(QueueConfiguration(path: outboxPath))
+/// let handle = try await queue.enqueue(Request<Void>(method: .post, path: "/notes", body: .text("hi")))
+/// let record = try await handle.outcome()   // delivered, failed or expired
+/// await queue.close()
+/// ```
+///
+/// Opening a queue resumes the records a previous process left: pending ones are sent when
+/// due, and those that were in flight when it ended are sent again with their original key.
+/// One process at a time should deliver a queue; others may list and edit it with
+/// ``QueueConfiguration/deliversOnOpen`` set to `false`. See <doc:OfflineQueue>.
+public actor DurableQueue {
+    /// The queue's configuration.
+    public nonisolated let configuration: QueueConfiguration
+    let client: Client
+    let store: QueueStore
+
+    var delivering = false
+    var closed = false
+    var deliveries: [String: Task<Void, Never>] = [:]
+    var probes: [String: Task<Void, Never>] = [:]
+    /// Origins that refused connections: when to probe next, and how many probes failed.
+    var unreachable: [String: (probeAt: Date, failures: Int)] = [:]
+    var timer: Task<Void, Never>?
+    var rounds = Rounds()
+    var subscribers: [UUID: AsyncStream<QueueEvent>.Continuation] = [:]
+    var pathWatcher: NetworkPathWatcher?
+
+    init(client: Client, store: QueueStore, configuration: QueueConfiguration) {
+        self.client = client
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// Opens the queue at ``QueueConfiguration/path`` for `client`, which sends its requests;
+    /// with ``QueueConfiguration/deliversOnOpen`` it resumes delivery at once.
+    ///
+    /// - Throws: ``CourierError/Kind/queueStorage`` when the file cannot be opened or is not a
+    ///   queue database.
+    public static func open(client: Client, configuration: QueueConfiguration = QueueConfiguration()) async throws(CourierError) -> DurableQueue {
+        let store = try await QueueStore.open(path: configuration.path, logger: client.configuration.logger)
+        let queue = DurableQueue(client: client, store: store, configuration: configuration)
+        if configuration.deliversOnOpen {
+            do {
+                try await queue.startDelivery()
+            } catch {
+                await queue.close()
+                throw error
+            }
+        }
+        return queue
+    }
+
+    /// Writes `request` to the database and returns its handle; the first attempt starts at
+    /// once when the request's turn has come (see ``DurableRequestHandle/firstAttempt()``).
+    ///
+    /// - Throws: ``CourierError/Kind/queueFull`` when ``QueueConfiguration/maximumRecords``
+    ///   records wait already; ``CourierError/Kind/queueStorage`` when the write fails.
+    public func enqueue(_ request: QueuedRequest) async throws(CourierError) -> DurableRequestHandle {
+        try checkOpen()
+        let now = configuration.now()
+        let age = request.maximumAge ?? configuration.maximumAge
+        let record = try await store.insert(
+            request, now: now, expiresAt: age.map { now.addingTimeInterval($0.timeInterval) }, maximumRecords: configuration.maximumRecords
+        )
+        publish(.queued(record))
+        if delivering { await planRound() }
+        return DurableRequestHandle(record: record, queue: self)
+    }
+
+    /// Resolves `request` against the client's configuration (base URL, default headers,
+    /// parameters) and enqueues it.
+    ///
+    /// - Parameters:
+    ///   - tag: a label kept with the record.
+    ///   - isOrdered: whether it waits for earlier ordered requests to the same host.
+    ///   - maximumAge: how long it may wait; `nil` uses ``QueueConfiguration/maximumAge``.
+    public func enqueue<Value>(
+        _ request: Request<Value>, tag: String? = nil, isOrdered: Bool = true, maximumAge: Duration? = nil
+    ) async throws(CourierError) -> DurableRequestHandle {
+        try await enqueue(client.queuedRequest(request, tag: tag, isOrdered: isOrdered, maximumAge: maximumAge))
+    }
+
+    /// Every record, oldest first, with its state.
+    public func records() async throws(CourierError) -> [QueueRecord] {
+        try await store.allRecords()
+    }
+
+    /// The record with `id`, or `nil`.
+    public func record(id: String) async throws(CourierError) -> QueueRecord? {
+        try await store.record(id: id)
+    }
+
+    /// Makes a failed, expired, delivered or waiting record pending again and due now, with a
+    /// new maximum age; it keeps its key, so a server that applied it already does not apply
+    /// it again.
+    ///
+    /// - Throws: ``CourierError/Kind/queueRecordNotFound`` for an unknown id;
+    ///   ``CourierError/Kind/invalidState`` while the record is being sent.
+    @discardableResult
+    public func retry(id: String) async throws(CourierError) -> QueueRecord {
+        let now = configuration.now()
+        let current = try await store.record(id: id)
+        let age = current?.request.maximumAge ?? configuration.maximumAge
+        let record = try await store.retry(id: id, now: now, expiresAt: age.map { now.addingTimeInterval($0.timeInterval) })
+        if delivering { await planRound() }
+        return record
+    }
+
+    /// Deletes a record that is not being sent.
+    ///
+    /// - Throws: ``CourierError/Kind/queueRecordNotFound`` for an unknown id;
+    ///   ``CourierError/Kind/invalidState`` while the record is being sent.
+    @discardableResult
+    public func drop(id: String) async throws(CourierError) -> QueueRecord {
+        let record = try await store.delete(id: id)
+        if delivering { await planRound() }
+        return record
+    }
+
+    /// Says the network is back: every waiting record is due now and every host counts as
+    /// reachable again. Call it from your own reachability signal; on Apple platforms the
+    /// queue also listens to the system's network path.
+    public func networkIsBack() async {
+        guard !closed else { return }
+        unreachable.removeAll()
+        try? await store.makeDue(origin: nil, now: configuration.now())
+        if delivering { await planRound() }
+    }
+
+    /// Stops delivering and closes the database. Records being sent stay in the database
+    /// and are sent again, with their key, by the next queue opened on it.
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        timer?.cancel()
+        pathWatcher?.stop()
+        for probe in probes.values { probe.cancel() }
+        let running = Array(deliveries.values)
+        for delivery in running { delivery.cancel() }
+        for delivery in running { await delivery.value }
+        for subscriber in subscribers.values { subscriber.finish() }
+        subscribers.removeAll()
+        await store.close()
+    }
+
+    func checkOpen() throws(CourierError) {
+        if closed { throw CourierError(.clientShutdown, "The queue was closed; open it again to enqueue or deliver.") }
+    }
+}
+
+extension Client {
+    /// Opens a durable queue whose requests this client sends; see ``DurableQueue``.
+    public func openQueue(_ configuration: QueueConfiguration = QueueConfiguration()) async throws(CourierError) -> DurableQueue {
+        try await DurableQueue.open(client: self, configuration: configuration)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where a ``DurableQueue`` keeps its records and how it delivers them.
+///
+/// ```swift
+/// var configuration = QueueConfiguration(path: "/var/lib/app/outbox.sqlite")
+/// configuration.maximumAge = .seconds(24 * 3600)
+/// let queue = try await client.openQueue(configuration)
+/// ```
+public struct QueueConfiguration: Sendable {
+    /// The database file; created, with its folder, when missing.
+    public var path: String
+    /// The most records waiting or in flight at once; past it ``DurableQueue/enqueue(_:)``
+    /// throws ``CourierError/Kind/queueFull``. 10,000 by default.
+    public var maximumRecords: Int
+    /// How long a record may wait before it expires, unless its request says otherwise; one
+    /// week by default, `nil` for never.
+    public var maximumAge: Duration?
+    /// The backoff between attempts (``RetryPolicy/baseDelay``, ``RetryPolicy/maximumDelay``,
+    /// ``RetryPolicy/maximumRetryAfter``) and the most attempts before a record fails
+    /// (``RetryPolicy/maximumAttempts``). A record's age, not ``RetryPolicy/maximumTotalDelay``,
+    /// bounds its waiting.
+    public var retryPolicy: RetryPolicy
+    /// A URL whose answer, whatever its status, proves the network is back; `nil`, the
+    /// default, probes by opening a TCP connection to the waiting request's host.
+    public var healthURL: URL?
+    /// The longest a reachability probe waits for its connection or answer; 5 seconds by default.
+    public var probeTimeout: Duration
+    /// Whether opening the queue starts delivering: records left in flight by a process that
+    /// ended are made pending again, and everything due is sent. `true` by default; with
+    /// `false` the queue only lists and edits records until ``DurableQueue/run(deadline:)``.
+    public var deliversOnOpen: Bool
+    /// The present, for due times and expiry; tests pass their own.
+    public var now: @Sendable () -> Date
+    /// The clock the queue waits on between attempts; tests pass one that does not really sleep.
+    public var clock: any Clock<Duration>
+
+    /// Creates a configuration for the database at `path`, by default
+    /// ``defaultPath``.
+    public init(path: String = QueueConfiguration.defaultPath) {
+        self.path = path
+        self.maximumRecords = 10_000
+        self.maximumAge = .seconds(7 * 24 * 3600)
+        self.retryPolicy = RetryPolicy(maximumAttempts: 50, baseDelay: .seconds(1), maximumDelay: .seconds(300))
+        self.healthURL = nil
+        self.probeTimeout = .seconds(5)
+        self.deliversOnOpen = true
+        self.now = { Date() }
+        self.clock = ContinuousClock()
+    }
+
+    /// `Courier/queue.sqlite` in the user's application support folder
+    /// (`~/.local/share` on Linux), or in the temporary folder when there is none.
+    public static var defaultPath: String {
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return base.appendingPathComponent("Courier").appendingPathComponent("queue.sqlite").path
+    }
+}

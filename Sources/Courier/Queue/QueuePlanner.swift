@@ -1,0 +1,88 @@
+import Foundation
+
+/// Decides, from the records waiting or in flight, what the queue does now: which records
+/// expire, which are sent, which hosts are probed, and when to look again.
+///
+/// A pure function of its inputs, so that ordering and expiry are tested without a database,
+/// a network or a clock.
+struct QueuePlanner {
+    /// What planning needs of a record: no request, no body.
+    struct Slot: Equatable {
+        var id: String
+        var origin: String
+        var isOrdered: Bool
+        var state: QueueRecord.State
+        var nextAttemptAt: Date
+        var expiresAt: Date?
+    }
+
+    struct Plan: Equatable {
+        /// Pending records whose maximum age has passed.
+        var expire: [String] = []
+        /// Records to send now, oldest first.
+        var send: [String] = []
+        /// Origins to probe now.
+        var probe: [String] = []
+        /// When to plan again, if nothing else happens first.
+        var wakeAt: Date?
+
+        mutating func wake(at date: Date?) {
+            guard let date else { return }
+            wakeAt = min(wakeAt ?? date, date)
+        }
+    }
+
+    /// - Parameters:
+    ///   - records: the records waiting or in flight, in queue order.
+    ///   - now: the present.
+    ///   - sending: records this process is sending already.
+    ///   - unreachable: origins that failed to connect, with the time of their next probe.
+    ///   - probing: origins being probed now.
+    static func plan(
+        _ records: [Slot], now: Date, sending: Set<String>, unreachable: [String: Date], probing: Set<String>
+    ) -> Plan {
+        var plan = Plan()
+        // Origins whose oldest ordered record is not finished: later ordered records wait.
+        var busyOrigins = Set<String>()
+        for record in records {
+            let origin = record.origin
+            let ordered = record.isOrdered
+            if record.state == .pending, let expiry = record.expiresAt, expiry <= now {
+                plan.expire.append(record.id)
+                continue
+            }
+            let waitsBehindEarlier = ordered && busyOrigins.contains(origin)
+            if ordered { busyOrigins.insert(origin) }
+            guard record.state == .pending, !sending.contains(record.id) else { continue }
+            plan.wake(at: record.expiresAt)
+            if waitsBehindEarlier { continue }
+            if let probeAt = unreachable[origin] {
+                if probeAt <= now, !probing.contains(origin), !plan.probe.contains(origin) {
+                    plan.probe.append(origin)
+                } else if probeAt > now {
+                    plan.wake(at: probeAt)
+                }
+                continue
+            }
+            if record.nextAttemptAt <= now {
+                plan.send.append(record.id)
+            } else {
+                plan.wake(at: record.nextAttemptAt)
+            }
+        }
+        return plan
+    }
+
+    /// Plans from whole records.
+    static func plan(
+        _ records: [QueueRecord], now: Date, sending: Set<String>, unreachable: [String: Date], probing: Set<String>
+    ) -> Plan {
+        let slots = records.map {
+            Slot(
+                id: $0.id, origin: $0.request.origin, isOrdered: $0.request.isOrdered, state: $0.state,
+                nextAttemptAt: $0.nextAttemptAt, expiresAt: $0.expiresAt
+            )
+        }
+        return plan(slots, now: now, sending: sending, unreachable: unreachable, probing: probing)
+    }
+}

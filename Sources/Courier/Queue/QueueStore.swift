@@ -1,0 +1,153 @@
+import Foundation
+import Logging
+import NIOCore
+import SQLiteNIO
+
+/// The queue's records in an SQLite database (write-ahead log, `synchronous=FULL`): every
+/// change is one statement, committed to disk before the call returns.
+actor QueueStore {
+    let path: String
+    private let connection: SQLiteConnection
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    private init(path: String, connection: SQLiteConnection) {
+        self.path = path
+        self.connection = connection
+    }
+
+    /// Opens (or creates) the database at `path` and checks that it is a queue database.
+    static func open(path: String, logger: Logger) async throws(CourierError) -> QueueStore {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CourierError(
+                .queueStorage,
+                "The folder \(folder.path) for the queue database cannot be created: \(error.localizedDescription). Choose another QueueConfiguration.path.",
+                underlyingError: error
+            )
+        }
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        } catch {
+            throw QueueStore.storageError(error, path: path, action: "opened")
+        }
+        let store = QueueStore(path: path, connection: connection)
+        do {
+            try await store.prepare()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Sets the journal and sync modes, checks the file and creates the table.
+    private func prepare() async throws(CourierError) {
+        let check = try await run("PRAGMA quick_check", action: "checked")
+        guard let verdict = check.first?.columns.first?.data.string, verdict == "ok" else {
+            throw CourierError(
+                .queueStorage,
+                "The queue database at \(path) is damaged (integrity check: \(check.first?.columns.first?.data.description ?? "no answer")). Move the file aside to start an empty queue."
+            )
+        }
+        let version = try await run("PRAGMA user_version", action: "read").first?.columns.first?.data.integer ?? 0
+        guard version <= QueueStore.schemaVersion else {
+            throw CourierError(
+                .queueStorage,
+                "The queue database at \(path) was written by a newer Courier (format \(version), this one reads \(QueueStore.schemaVersion)); open it with that version."
+            )
+        }
+        _ = try await run("PRAGMA journal_mode=WAL", action: "configured")
+        _ = try await run("PRAGMA synchronous=FULL", action: "configured")
+        _ = try await run(QueueStore.createTable, action: "initialised")
+        _ = try await run("PRAGMA user_version=\(QueueStore.schemaVersion)", action: "initialised")
+    }
+
+    /// Closes the database.
+    func close() async {
+        try? await connection.close()
+    }
+
+    // MARK: Statements
+
+    /// Runs one statement and returns its rows, turning SQLite's errors into ``CourierError``.
+    func run(_ sql: String, _ binds: [SQLiteData] = [], action: String) async throws(CourierError) -> [SQLiteRow] {
+        do {
+            return try await connection.query(sql, binds)
+        } catch {
+            throw QueueStore.storageError(error, path: path, action: action)
+        }
+    }
+
+    /// Runs a statement that returns records and decodes them.
+    func records(_ sql: String, _ binds: [SQLiteData] = [], action: String) async throws(CourierError) -> [QueueRecord] {
+        var result: [QueueRecord] = []
+        for row in try await run(sql, binds, action: action) { result.append(try decode(row)) }
+        return result
+    }
+
+    func encode<T: Encodable>(_ value: T) throws(CourierError) -> SQLiteData {
+        do {
+            return .blob(ByteBuffer(bytes: try encoder.encode(value)))
+        } catch {
+            throw CourierError(.invalidBody, "The queued request could not be encoded: \(error).", underlyingError: error)
+        }
+    }
+
+    private func decode(_ row: SQLiteRow) throws(CourierError) -> QueueRecord {
+        do {
+            guard let id = row.column("id")?.string, let requestBlob = row.column("request")?.blob,
+                let state = row.column("state")?.string.flatMap(QueueRecord.State.init(rawValue:)),
+                let attempts = row.column("attempts")?.integer, let created = row.column("created_at")?.double,
+                let next = row.column("next_attempt_at")?.double, let sequence = row.column("sequence")?.integer
+            else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a column is missing or has the wrong type")) }
+            let request = try decoder.decode(QueuedRequest.self, from: Data(requestBlob.readableBytesView))
+            let outcome = try row.column("outcome")?.blob.map { try decoder.decode(QueueOutcome.self, from: Data($0.readableBytesView)) }
+            return QueueRecord(
+                id: id, request: request, state: state, attempts: Int(attempts), createdAt: Date(timeIntervalSince1970: created),
+                nextAttemptAt: Date(timeIntervalSince1970: next), expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)),
+                outcome: outcome, sequence: Int64(sequence)
+            )
+        } catch {
+            throw CourierError(
+                .queueStorage,
+                "A record in the queue database at \(path) cannot be read (\(error)); drop it with `courier queue drop`, or move the file aside.",
+                underlyingError: error
+            )
+        }
+    }
+
+    static func storageError(_ error: any Error, path: String, action: String) -> CourierError {
+        let advice: String
+        if let sqlite = error as? SQLiteError, [.notADatabase, .corrupt].contains(sqlite.reason) {
+            advice = "The file is not a queue database or is damaged; move it aside to start an empty queue."
+        } else {
+            advice = "Check that the file and its folder are writable and the disk has space."
+        }
+        return CourierError(
+            .queueStorage, "The queue database at \(path) could not be \(action): \(error). \(advice)", underlyingError: error
+        )
+    }
+
+    static let schemaVersion: Int = 1
+
+    static let createTable = """
+        CREATE TABLE IF NOT EXISTS courier_queue (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            origin TEXT NOT NULL,
+            is_ordered INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            next_attempt_at REAL NOT NULL,
+            expires_at REAL,
+            tag TEXT,
+            request BLOB NOT NULL,
+            outcome BLOB
+        )
+        """
+}

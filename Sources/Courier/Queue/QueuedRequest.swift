@@ -1,0 +1,133 @@
+import Foundation
+
+/// A request as the durable queue keeps it: everything needed to send it again, in another
+/// process too, as a `Codable` value.
+///
+/// Build one from a ``Request`` with ``DurableQueue/enqueue(_:tag:isOrdered:maximumAge:)``, or
+/// directly when the body lives in a file:
+///
+/// ```swift
+/// var queued = QueuedRequest(method: .post, url: URL(string: "https://api.example.com/notes")!)
+/// queued.body = .file(path: "/var/spool/app/note-17.json")
+/// queued.headers.add(name: "Content-Type", value: "application/json")
+/// let handle = try await queue.enqueue(queued)
+/// ```
+public struct QueuedRequest: Codable, Sendable, Hashable {
+    /// Where the body's bytes are kept.
+    public enum Body: Codable, Sendable, Hashable {
+        /// The bytes, stored in the queue's database with the record.
+        case data(Data)
+        /// A file read at each attempt; it must stay in place until the record is finished.
+        case file(path: String)
+    }
+
+    /// The method.
+    public var method: HTTPMethod
+    /// The absolute URL.
+    public var url: URL
+    /// The header fields as they are sent, `Idempotency-Key` included.
+    public var headers: Headers
+    /// The body, if any.
+    public var body: Body?
+    /// The key that lets the server apply the request once however often it arrives; sent as
+    /// the `Idempotency-Key` header on every attempt.
+    public var idempotencyKey: String
+    /// A label of yours, shown by `courier queue list` and kept with the record.
+    public var tag: String?
+    /// Whether the request waits for earlier ordered requests to the same origin to finish
+    /// (first in, first out per host); `true` by default.
+    public var isOrdered: Bool
+    /// How long the request may wait before it expires; `nil` uses
+    /// ``QueueConfiguration/maximumAge``.
+    public var maximumAge: Duration?
+    /// The time allowed for one attempt; `nil` uses the client's total timeout.
+    public var timeout: Duration?
+
+    /// Creates a request. Unless `headers` already carry an `Idempotency-Key`, a new one (a
+    /// UUID) is created and added; it is kept with the record and reused on every attempt.
+    public init(
+        method: HTTPMethod,
+        url: URL,
+        headers: Headers = Headers(),
+        body: Body? = nil,
+        tag: String? = nil,
+        isOrdered: Bool = true,
+        maximumAge: Duration? = nil,
+        timeout: Duration? = nil
+    ) {
+        var headers = headers
+        if let given = headers[QueuedRequest.idempotencyKeyHeader], !given.isEmpty {
+            idempotencyKey = given
+        } else {
+            idempotencyKey = UUID().uuidString.lowercased()
+            headers.set(name: QueuedRequest.idempotencyKeyHeader, value: idempotencyKey)
+        }
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.tag = tag
+        self.isOrdered = isOrdered
+        self.maximumAge = maximumAge
+        self.timeout = timeout
+    }
+
+    /// The header that carries ``idempotencyKey``.
+    public static let idempotencyKeyHeader = "Idempotency-Key"
+
+    /// The origin (scheme, host and port) the request goes to; ordering is per origin.
+    public var origin: String { RedirectStateMachine.origin(of: url) }
+
+    /// The request to send, its body read from memory or from its file.
+    func httpRequest(maximumBodySize: Int, defaultTimeout: Duration?) throws(CourierError) -> HTTPRequest {
+        var headers = headers
+        headers.set(name: QueuedRequest.idempotencyKeyHeader, value: idempotencyKey)
+        var requestBody: RequestBody?
+        switch body {
+        case .data(let data):
+            requestBody = .data(data, contentType: nil)
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CourierError(
+                    .invalidBody,
+                    "The body file \(path) of a queued request cannot be read; put it back, or drop the record.",
+                    url: url
+                )
+            }
+            requestBody = .data(data, contentType: nil)
+        case nil:
+            requestBody = nil
+        }
+        return HTTPRequest(
+            method: method, url: url, headers: headers, body: requestBody, timeout: timeout ?? defaultTimeout,
+            maximumBodySize: maximumBodySize
+        )
+    }
+}
+
+extension HTTPMethod: Codable {}
+
+extension Client {
+    /// Resolves `request` like ``send(_:)-(Request<Value>)`` would, into a value the queue can
+    /// keep. A streamed body cannot be kept: give the bytes, or a file with ``QueuedRequest/Body/file(path:)``.
+    func queuedRequest<Value>(
+        _ request: Request<Value>, tag: String?, isOrdered: Bool, maximumAge: Duration?
+    ) throws(CourierError) -> QueuedRequest {
+        let resolved = try makeHTTPRequest(request, id: RequestID())
+        var body: QueuedRequest.Body?
+        if let resolvedBody = resolved.body {
+            guard let bytes = resolvedBody.bytes else {
+                throw CourierError(
+                    .invalidBody,
+                    "A durable request cannot keep a streamed body; pass the bytes, or enqueue a QueuedRequest whose body is a file.",
+                    url: resolved.url
+                )
+            }
+            body = .data(bytes)
+        }
+        return QueuedRequest(
+            method: resolved.method, url: resolved.url, headers: resolved.headers, body: body, tag: tag,
+            isOrdered: isOrdered, maximumAge: maximumAge, timeout: request.timeout
+        )
+    }
+}

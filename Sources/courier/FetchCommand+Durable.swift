@@ -1,0 +1,23 @@
+import Courier
+import Foundation
+
+extension FetchCommand {
+    /// `fetch --durable`: enqueue, make the first attempt if the request's turn has come, and
+    /// print the response or `queued ID`.
+    func runDurable(configuration: ClientConfiguration, request: Request<Response>, out: Output) async throws {
+        let record = try await queue.withQueue(delivers: true, clientConfiguration: configuration) { queue in
+            try await queue.enqueue(request, tag: tag, isOrdered: !unordered).firstAttempt()
+        }
+        guard record.state == .delivered || record.state == .failed, let outcome = record.outcome else {
+            out.write("queued \(record.id)\n")
+            return
+        }
+        guard let response = outcome.response(url: record.request.url) else {
+            throw CommandFailure(.failure, "the durable request \(record.id) failed for good: \(outcome.failure ?? "no response")")
+        }
+        try show(response, to: out)
+        if fail && response.status >= 400 {
+            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
+        }
+    }
+}

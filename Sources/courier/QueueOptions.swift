@@ -1,0 +1,41 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `--queue PATH`, shared by `fetch --durable` and the `queue` subcommands.
+struct QueueOptions: ParsableArguments {
+    @Option(name: .customLong("queue"), help: "The queue's database file (default: \(QueueConfiguration.defaultPath)).")
+    var path: String?
+
+    /// The queue configuration these options describe.
+    func configuration(delivers: Bool) -> QueueConfiguration {
+        var configuration = QueueConfiguration(path: path ?? QueueConfiguration.defaultPath)
+        configuration.deliversOnOpen = delivers
+        return configuration
+    }
+
+    /// Opens the queue with a client of `clientConfiguration`, runs `body`, and closes both.
+    func withQueue<Result>(
+        delivers: Bool, clientConfiguration: ClientConfiguration = ClientConfiguration(), _ body: (DurableQueue) async throws -> Result
+    ) async throws -> Result {
+        try await Client.withClient(configuration: clientConfiguration) { client in
+            let queue: DurableQueue
+            do {
+                queue = try await client.openQueue(configuration(delivers: delivers))
+            } catch let error as CourierError {
+                throw CommandFailure(error)
+            }
+            do {
+                let result = try await body(queue)
+                await queue.close()
+                return result
+            } catch let error as CourierError {
+                await queue.close()
+                throw CommandFailure(error)
+            } catch {
+                await queue.close()
+                throw error
+            }
+        }
+    }
+}

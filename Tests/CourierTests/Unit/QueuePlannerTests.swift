@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+@Suite("Durable queue planning")
+struct QueuePlannerTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func record(
+        _ id: String, host: String = "a.example", state: QueueRecord.State = .pending, ordered: Bool = true,
+        dueIn: TimeInterval = 0, expiresIn: TimeInterval? = nil, sequence: Int64
+    ) -> QueueRecord {
+        let request = QueuedRequest(method: .post, url: URL(string: "https://\(host)/items")!, isOrdered: ordered)
+        return QueueRecord(
+            id: id, request: request, state: state, attempts: 0, createdAt: now, nextAttemptAt: now.addingTimeInterval(dueIn),
+            expiresAt: expiresIn.map { now.addingTimeInterval($0) }, outcome: nil, sequence: sequence
+        )
+    }
+
+    static func plan(_ records: [QueueRecord], sending: Set<String> = [], unreachable: [String: Date] = [:]) -> QueuePlanner.Plan {
+        QueuePlanner.plan(records, now: now, sending: sending, unreachable: unreachable, probing: [])
+    }
+
+    @Test func onlyTheOldestOrderedRecordOfAHostIsSent() {
+        let plan = Self.plan([
+            Self.record("a1", sequence: 1), Self.record("a2", sequence: 2),
+            Self.record("b1", host: "b.example", sequence: 3), Self.record("b2", host: "b.example", sequence: 4),
+        ])
+        #expect(plan.send == ["a1", "b1"])
+    }
+
+    @Test func aRecordInFlightHoldsBackTheRestOfItsHost() {
+        let plan = Self.plan([Self.record("a1", state: .inFlight, sequence: 1), Self.record("a2", sequence: 2)])
+        #expect(plan.send.isEmpty)
+        let sending = Self.plan([Self.record("a1", sequence: 1), Self.record("a2", sequence: 2)], sending: ["a1"])
+        #expect(sending.send.isEmpty)
+    }
+
+    @Test func aHeadWaitingForItsBackoffHoldsBackLaterRecordsAndSetsTheWakeUp() {
+        let plan = Self.plan([Self.record("a1", dueIn: 30, sequence: 1), Self.record("a2", sequence: 2)])
+        #expect(plan.send.isEmpty)
+        #expect(plan.wakeAt == Self.now.addingTimeInterval(30))
+    }
+
+    @Test func unorderedRecordsDoNotWaitAndHoldNothingBack() {
+        let plan = Self.plan([
+            Self.record("a1", dueIn: 30, sequence: 1), Self.record("u1", ordered: false, sequence: 2),
+            Self.record("u2", ordered: false, sequence: 3),
+        ])
+        #expect(plan.send == ["u1", "u2"])
+        let first = Self.plan([Self.record("u1", ordered: false, dueIn: 30, sequence: 1), Self.record("a1", sequence: 2)])
+        #expect(first.send == ["a1"])
+    }
+
+    @Test func expiredRecordsAreReportedAndNoLongerHoldTheirHost() {
+        let plan = Self.plan([Self.record("a1", dueIn: 30, expiresIn: -1, sequence: 1), Self.record("a2", sequence: 2)])
+        #expect(plan.expire == ["a1"])
+        #expect(plan.send == ["a2"])
+        let later = Self.plan([Self.record("a1", dueIn: 300, expiresIn: 60, sequence: 1)])
+        #expect(later.wakeAt == Self.now.addingTimeInterval(60))
+    }
+
+    @Test func anUnreachableHostIsProbedInsteadOfSentTo() {
+        let due = Self.plan([Self.record("a1", sequence: 1)], unreachable: ["https://a.example:443": Self.now])
+        #expect(due.send.isEmpty)
+        #expect(due.probe == ["https://a.example:443"])
+        let later = Self.plan([Self.record("a1", sequence: 1)], unreachable: ["https://a.example:443": Self.now.addingTimeInterval(5)])
+        #expect(later.probe.isEmpty)
+        #expect(later.wakeAt == Self.now.addingTimeInterval(5))
+    }
+}
+
+@Suite("Durable queue decisions")
+struct QueueDecisionTests {
+    static let policy = RetryPolicy(maximumAttempts: 5, baseDelay: .seconds(1), maximumDelay: .seconds(60))
+
+    static func decide(status: Int? = nil, retryAfter: String? = nil, error: CourierError? = nil, attempts: Int = 1) -> QueueDecision {
+        QueueDecision.decide(
+            status: status, retryAfter: retryAfter, error: error, attempts: attempts, policy: policy, jitter: 1, now: QueuePlannerTests.now
+        )
+    }
+
+    @Test(arguments: [200, 201, 204, 304])
+    func successAndRedirectsAreDelivered(status: Int) {
+        #expect(Self.decide(status: status) == .delivered)
+    }
+
+    @Test(arguments: [400, 401, 403, 404, 410, 422])
+    func otherClientErrorsAreFinalFailures(status: Int) {
+        #expect(Self.decide(status: status) == .failed)
+    }
+
+    @Test(arguments: [408, 409, 425, 429, 500, 502, 503, 504])
+    func busyAndServerErrorsAreRetriedWithBackoff(status: Int) {
+        #expect(Self.decide(status: status, attempts: 2) == .retry(after: .seconds(2)))
+    }
+
+    @Test func retryAfterIsHonouredOn429And503() {
+        #expect(Self.decide(status: 429, retryAfter: "7") == .retry(after: .seconds(7)))
+        #expect(Self.decide(status: 503, retryAfter: "9") == .retry(after: .seconds(9)))
+    }
+
+    @Test func aRefusedConnectionMeansTheHostIsUnreachable() {
+        var refused = CourierError(.connectionFailed, "refused")
+        refused.requestMayHaveBeenSent = false
+        #expect(Self.decide(error: refused) == .unreachable(after: .seconds(1)))
+        #expect(Self.decide(error: CourierError(.timeout, "slow")) == .retry(after: .seconds(1)))
+        #expect(Self.decide(error: CourierError(.transport, "reset")) == .retry(after: .seconds(1)))
+        #expect(Self.decide(error: CourierError(.tls, "bad certificate")) == .failed)
+    }
+
+    @Test func attemptsRunOutIntoAFailure() {
+        #expect(Self.decide(status: 503, attempts: 5) == .failed)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The built `courier` executable, run as a child process (for tests that kill it).
+struct ChildProcess {
+    let process: Process
+    let output: Pipe
+
+    /// The `courier` executable next to the test bundle in the build folder.
+    static func courierExecutable() throws -> URL {
+        var folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        folders.append(Bundle.main.bundleURL)
+        for folder in folders {
+            let candidate = folder.appendingPathComponent("courier")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw ChildProcessError(message: "the courier executable was not found next to the tests (looked in \(folders.map(\.path)))")
+    }
+
+    /// Starts `courier ARGUMENTS…`.
+    static func launch(_ arguments: [String]) throws -> ChildProcess {
+        let process = Process()
+        process.executableURL = try courierExecutable()
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return ChildProcess(process: process, output: output)
+    }
+
+    /// Kills the child with SIGKILL, by its PID.
+    func kill() {
+        if process.isRunning { killByPID(process.processIdentifier) }
+    }
+
+    /// Waits for the child to end (at most `seconds`, then kills it); returns its status and
+    /// what it printed.
+    func finish(within seconds: Int = 120) async throws -> (status: Int32, stdout: String) {
+        for _ in 0..<(seconds * 100) where process.isRunning {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning { kill() }
+        process.waitUntilExit()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Sends SIGKILL to the process `pid`.
+private func killByPID(_ pid: Int32) {
+    _ = kill(pid, SIGKILL)
+}
+
+struct ChildProcessError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

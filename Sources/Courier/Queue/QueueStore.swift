@@ -10,6 +10,12 @@ actor QueueStore {
     private let connection: SQLiteConnection
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
+    /// Set by ``close()``: later statements are refused.
+    private var isClosed = false
+    /// Statements running now. The actor is reentrant, so several may be in flight; the
+    /// connection is closed only once none is, never under a running statement.
+    private var running = 0
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
 
     private init(path: String, connection: SQLiteConnection) {
         self.path = path
@@ -66,8 +72,11 @@ actor QueueStore {
         _ = try await run("PRAGMA user_version=\(QueueStore.schemaVersion)", action: "initialised")
     }
 
-    /// Closes the database.
+    /// Closes the database once the statements already running have finished.
     func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        if running > 0 { await withCheckedContinuation { drainWaiters.append($0) } }
         try? await connection.close()
     }
 
@@ -75,6 +84,17 @@ actor QueueStore {
 
     /// Runs one statement and returns its rows, turning SQLite's errors into ``CourierError``.
     func run(_ sql: String, _ binds: [SQLiteData] = [], action: String) async throws(CourierError) -> [SQLiteRow] {
+        guard !isClosed else {
+            throw CourierError(.clientShutdown, "The queue database at \(path) was closed; open the queue again to use it.")
+        }
+        running += 1
+        defer {
+            running -= 1
+            if running == 0 {
+                for waiter in drainWaiters { waiter.resume() }
+                drainWaiters.removeAll()
+            }
+        }
         do {
             return try await connection.query(sql, binds)
         } catch {

@@ -9,7 +9,7 @@ import NIOConcurrencyHelpers
 /// stops the body with a ``CourierError`` instead of sending a corrupt upload.
 final class MultipartReader: Sendable {
     /// The largest piece handed to the transport at once.
-    static let chunkSize = 256 * 1024
+    static let chunkSize = 1024 * 1024
 
     private struct State: Sendable {
         var index = 0

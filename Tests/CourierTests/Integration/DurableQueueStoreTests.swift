@@ -1,6 +1,7 @@
 import Courier
 import CourierTesting
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import Courier
@@ -37,6 +38,38 @@ struct DurableQueueStoreTests {
             #expect(error?.kind == .queueStorage)
             #expect(error?.message.contains(path) == true)
             #expect(error?.message.contains("move") == true)
+        }
+    }
+
+    /// Closing while enqueues and deliveries still talk to the database waits for their
+    /// statements; later ones are refused with an error, never run on a closed connection.
+    @Test func closingWhileStatementsRunLosesNothingAndNeverCrashes() async throws {
+        try await withServer { server in
+            try await withQueueFolder { path in
+                let accepted = NIOLockedValueBox(0)
+                try await Client.withClient { client in
+                    let queue = try await client.openQueue(testQueueConfiguration(path: path))
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for index in 0..<40 {
+                            group.addTask {
+                                let request = Request<Void>(method: .post, path: server.url("/idempotent/\(index)").absoluteString, body: .text("\(index)"))
+                                if (try? await queue.enqueue(request)) != nil { accepted.withLockedValue { $0 += 1 } }
+                            }
+                        }
+                        group.addTask { await queue.close() }
+                        try await group.waitForAll()
+                    }
+                }
+                // Every enqueue that returned a handle left its record; reopening delivers them.
+                let count = accepted.withLockedValue { $0 }
+                try await withQueue(path: path) { queue in
+                    let records = try await queue.records()
+                    #expect(records.count == count)
+                    #expect(try await queue.run(deadline: .seconds(30)))
+                    #expect(try await queue.records().allSatisfy { $0.state == .delivered })
+                }
+                #expect(server.ledger.entries.values.allSatisfy { $0.applied == 1 })
+            }
         }
     }
 

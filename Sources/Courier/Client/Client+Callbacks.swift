@@ -17,8 +17,11 @@ extension Client {
     /// Starts `request` and calls `success` or `failure` when it ends (YTKNetwork's
     /// `startWithCompletionBlockWithSuccess:failure:`).
     ///
-    /// - Parameter queue: where the closures run; `nil` runs them on the task that finished
-    ///   the request.
+    /// - Parameters:
+    ///   - request: the request to send.
+    ///   - queue: where the closures run; `nil` runs them on the task that finished the request.
+    ///   - success: called with the decoded value and the response.
+    ///   - failure: called with the error that ended the request.
     @discardableResult
     public func start<Value>(
         _ request: Request<Value>,

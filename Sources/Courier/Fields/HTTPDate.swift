@@ -22,7 +22,9 @@ public enum HTTPDate {
 
     /// Parses an HTTP date; `nil` when `text` is not one.
     ///
-    /// - Parameter now: the present, used only to place two-digit RFC 850 years.
+    /// - Parameters:
+    ///   - text: a field value in any of the three formats of RFC 9110 §5.6.7.
+    ///   - now: the present, used only to place two-digit RFC 850 years.
     public static func parse(_ text: String, now: Date = Date()) -> Date? {
         let bytes = Array(text.utf8)
         return parseIMF(bytes) ?? parseRFC850(bytes, now: now) ?? parseAsctime(bytes)

@@ -78,6 +78,8 @@ public actor DurableQueue {
     /// parameters) and enqueues it.
     ///
     /// - Parameters:
+    ///   - request: the request; its response type is not used, since the outcome is kept as
+    ///     a response.
     ///   - tag: a label kept with the record.
     ///   - isOrdered: whether it waits for earlier ordered requests to the same host.
     ///   - maximumAge: how long it may wait; `nil` uses ``QueueConfiguration/maximumAge``.

@@ -105,7 +105,11 @@ extension Request where Value: Decodable {
     /// A request whose response body is decoded as `Value`: JSON for most types, the raw body
     /// for `Data`, and the text for `String`.
     ///
-    /// - Parameter decoder: the JSON decoder; `nil` uses ``ClientConfiguration/jsonDecoder``.
+    /// - Parameters:
+    ///   - method: the method; GET by default.
+    ///   - path: a path joined to the base URL, or an absolute URL.
+    ///   - body: the body, if any.
+    ///   - decoder: the JSON decoder; `nil` uses ``ClientConfiguration/jsonDecoder``.
     public init(method: HTTPMethod = .get, path: String, body: RequestBody? = nil, decoder: JSONDecoder? = nil) {
         self.init(method: method, path: path) { response, clientDecoder in
             if Value.self == Data.self { return response.body as! Value }

@@ -7,7 +7,9 @@ public protocol Transport: Sendable {
     /// Sends `request` once and collects the response body, up to
     /// ``HTTPRequest/maximumBodySize`` bytes.
     ///
-    /// - Parameter deadline: the instant by which the exchange must finish, or `nil`.
+    /// - Parameters:
+    ///   - request: the request, ready for the wire.
+    ///   - deadline: the instant by which the exchange must finish, or `nil`.
     /// - Throws: ``CourierError``; cancelling the calling task cancels the exchange and frees
     ///   its connection.
     func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response
@@ -20,7 +22,10 @@ public protocol Transport: Sendable {
     /// that cannot stream inherit an implementation that throws
     /// ``CourierError/Kind/streamingUnsupported``.
     ///
-    /// - Parameter deadline: the instant by which the whole exchange, body included, must finish.
+    /// - Parameters:
+    ///   - request: the request, ready for the wire.
+    ///   - deadline: the instant by which the whole exchange, body included, must finish.
+    ///   - body: reads the response; its result is the exchange's.
     /// - Throws: ``CourierError``, or what `body` throws; cancelling the calling task cancels
     ///   the exchange.
     func stream<Result: Sendable>(

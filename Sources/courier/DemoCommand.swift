@@ -225,7 +225,10 @@ struct DemoSteps {
         step(13, "A download whose connection drops twice, resumed with Range and If-Range")
         try await runDownload()
 
-        step(14, "Cancellation through a handle")
+        step(14, "An HTTP cache in a folder: a hit, a revalidation and cached-then-fresh")
+        try await runCache()
+
+        step(15, "Cancellation through a handle")
         let handle = client.start(Request<Void>(path: "/drip?numbytes=10&duration=3"))
         try await Task.sleep(for: .milliseconds(200))
         handle.cancel()

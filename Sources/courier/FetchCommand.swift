@@ -37,6 +37,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var authentication: AuthenticationOptions
 
+    @OptionGroup(title: "Cache") var cache: FetchCacheOptions
+
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false
 
@@ -71,17 +73,28 @@ struct FetchCommand: AsyncParsableCommand {
         let out = Output.current
         let (configuration, request) = try FetchPlan(command: self).make()
         if durable { return try await runDurable(configuration: configuration, request: request, out: out) }
+        let reportsEach = report == .json && cache.deliversTwice
         let response: Response
         do {
             response = try await ClientOptions.withClient(configuration: configuration) { client in
-                try await client.response(for: request)
+                guard reportsEach else { return try await client.response(for: request) }
+                // One report line per response, as it is delivered: the stored one (if any), then the network's.
+                var last: Response?
+                for try await delivered in client.cachedThenFresh(request) {
+                    try show(delivered, to: out)
+                    last = delivered
+                }
+                guard let last else {
+                    throw CommandFailure(.failure, "no response was delivered for \(url); try again")
+                }
+                return last
             }
         } catch let error as CourierError {
             // Refused credentials: show the final 401 as any response, then fail.
             if error.kind == .authenticationFailed, let refused = error.response { try show(refused, to: out) }
             throw CommandFailure(error)
         }
-        try show(response, to: out)
+        if !reportsEach { try show(response, to: out) }
         if fail && response.status >= 400 {
             throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
         }

@@ -26,6 +26,7 @@ struct FetchPlan {
             request.headers.add(name: "Accept-Encoding", value: "identity")
         }
         request.body = try body()
+        try command.cache.apply(to: &configuration, request: &request)
         if let method = command.method {
             request.method = HTTPMethod(method)
         } else if request.body != nil {

@@ -7,6 +7,11 @@ import Testing
 
 /// Runs `courier ARGS…` in-process; returns the exit status and what it printed.
 func courier(_ arguments: String...) async -> (status: Int32, stdout: String, stderr: String, raw: Data) {
+    await courier(arguments)
+}
+
+/// Runs `courier ARGS…` in-process, the arguments given as an array.
+func courier(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String, raw: Data) {
     let (output, captured) = Output.capturing()
     let status = await CourierCLI.run(arguments, output: output)
     return (status, captured.stdout, captured.stderr, captured.data)

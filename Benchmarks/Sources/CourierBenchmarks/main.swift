@@ -5,7 +5,9 @@ import Foundation
 //   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
 //   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
+//   courier-bench --cache [--rounds R]
 //   courier-bench --serve          (internal: the server child process)
+//   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
 //
 // The server runs in a child process so that the CPU time measured here is the client's own.
@@ -15,6 +17,8 @@ if arguments.contains("--serve") {
     try await ServerProcess.serve()
 } else if let flag = arguments.firstIndex(of: "--serve-files"), flag + 1 < arguments.count {
     try await FileServer.serve(folder: arguments[flag + 1])
+} else if let flag = arguments.firstIndex(of: "--cache-memory-child"), flag + 2 < arguments.count {
+    try await CacheBenchmark.storeResponses(port: Int(arguments[flag + 1]) ?? 0, count: Int(arguments[flag + 2]) ?? 0)
 } else {
     let options = Options(arguments)
     if arguments.contains("--priorities") {
@@ -33,6 +37,8 @@ if arguments.contains("--serve") {
     defer { server.stop() }
     if arguments.contains("--queue") {
         try await QueueBenchmark(server: server, requests: min(options.requests, 1_000), rounds: options.rounds).run()
+    } else if arguments.contains("--cache") {
+        try await CacheBenchmark(server: server, rounds: options.rounds).run()
     } else {
         try await SmallGetBenchmark(url: server.url("/bytes/100"), options: options).run()
     }

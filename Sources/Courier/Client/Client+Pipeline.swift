@@ -135,10 +135,23 @@ extension Client {
     }
 
     /// Who a request speaks for, to keep the cache entries of different credentials apart: its
-    /// own `Authorization`, else the credentials configured for its origin; `nil` for neither.
+    /// own `Authorization`, else the credentials configured for its origin, and the SHA-256 of
+    /// the client certificate configured for its host (https only); `nil` for none of these.
     func credentialIdentity(for request: HTTPRequest) async throws -> String? {
-        if let authorization = request.headers["Authorization"] { return "authorization:" + authorization }
-        return try await authenticator?.identity(for: request.url)
+        let credentials: String?
+        if let authorization = request.headers["Authorization"] {
+            credentials = "authorization:" + authorization
+        } else {
+            credentials = try await authenticator?.identity(for: request.url)
+        }
+        var certificate: String?
+        if request.url.scheme?.lowercased() == "https", let host = request.url.host,
+            let identity = configuration.tls.identity(for: host)
+        {
+            certificate = "certificate:" + (try identity.fingerprint())
+        }
+        let parts = [credentials, certificate].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: "\n")
     }
 
     /// Loads a request from the network; identical GET and HEAD requests in flight at the same

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// A client certificate and its private key, shown to servers that ask for one.
@@ -35,5 +36,16 @@ public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible {
         case .pem(let certificate, let key): return "ClientIdentity(certificate: \(certificate), key: \(key))"
         case .pkcs12(let bundle, _): return "ClientIdentity(pkcs12: \(bundle))"
         }
+    }
+
+    /// A SHA-256 of the certificate (or of the PKCS#12 bundle), in hex: it names the identity
+    /// in cache partitions without holding the material, the key or the password.
+    func fingerprint() throws(CourierError) -> String {
+        let material: Data
+        switch storage {
+        case .pem(let certificate, _): material = try certificate.data()
+        case .pkcs12(let bundle, _): material = try bundle.data()
+        }
+        return SHA256.hash(data: material).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -41,9 +41,14 @@ public struct TLSPolicy: Sendable, Hashable {
     /// The settings that apply to `host` at `now`, or `nil` when the defaults apply.
     func settings(for host: String, at now: Date) -> HostTLSSettings? {
         let pinned = pins.first { $0.applies(to: host, at: now) }
-        let identity = hostIdentity(for: host) ?? clientIdentity
+        let identity = identity(for: host)
         guard trustRoots != .system || pinned != nil || identity != nil else { return nil }
         return HostTLSSettings(trustRoots: trustRoots, pins: pinned, identity: identity)
+    }
+
+    /// The client certificate shown to `host`, if any.
+    func identity(for host: String) -> ClientIdentity? {
+        hostIdentity(for: host) ?? clientIdentity
     }
 
     /// The identity of the most specific entry of ``hostIdentities`` matching `host`: the

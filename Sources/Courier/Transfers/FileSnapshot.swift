@@ -1,20 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-// `stat` may be vended by the CoreFoundation or Dispatch modules once they are loaded.
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
-#if canImport(CDispatch)
-import CDispatch
-#endif
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The size and modification time of a file, to tell whether it changed while it was read.
 struct FileSnapshot: Equatable, Sendable {
     var size: Int64
@@ -53,16 +38,10 @@ struct FileSnapshot: Equatable, Sendable {
 
     /// The snapshot of the file open on `handle`, or `nil` if it cannot be taken.
     init?(of handle: FileHandle) {
-        var info = stat()
-        guard fstat(handle.fileDescriptor, &info) == 0 else { return nil }
-        isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
-        size = Int64(info.st_size)
-        #if canImport(Darwin)
-        let time = info.st_mtimespec
-        #else
-        let time = info.st_mtim
-        #endif
-        modified = .seconds(Int64(time.tv_sec)) + .nanoseconds(Int64(time.tv_nsec))
+        guard let status = FileStatus(descriptor: handle.fileDescriptor) else { return nil }
+        isRegularFile = status.isRegularFile
+        size = status.size
+        modified = .nanoseconds(status.modified)
     }
 
     private static func reason(_ error: any Error) -> String {

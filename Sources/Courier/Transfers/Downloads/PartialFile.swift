@@ -2,13 +2,6 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
-// `stat` may be vended by the CoreFoundation or Dispatch modules once they are loaded.
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
-#if canImport(CDispatch)
-import CDispatch
-#endif
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
@@ -43,12 +36,11 @@ final class PartialFile {
         }
         let descriptor = systemOpen(path, flags, 0o644)
         guard descriptor >= 0 else { throw failure("open the partial file", path) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard let status = FileStatus(descriptor: descriptor), status.isRegularFile else {
             _ = systemClose(descriptor)
             throw CourierError(.invalidDestination, "The partial file \(path) is not a regular file; remove it and download again.")
         }
-        let file = PartialFile(url: url, descriptor: descriptor, length: Int64(status.st_size))
+        let file = PartialFile(url: url, descriptor: descriptor, length: status.size)
         if file.length != offset {
             guard ftruncate(descriptor, off_t(offset)) == 0 else { throw failure("cut the partial file", path) }
             file.length = offset
@@ -83,15 +75,13 @@ final class PartialFile {
     /// The length of the regular file at `url`, or `nil` when there is none (a link is not
     /// followed and counts as none).
     static func length(of url: URL) -> Int64? {
-        var status = stat()
-        guard lstat(url.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(status.st_size)
+        guard let status = FileStatus(path: url.path), status.isRegularFile else { return nil }
+        return status.size
     }
 
     /// Whether anything (a file, a folder, a link, even a dangling one) is at `url`.
     static func exists(_ url: URL) -> Bool {
-        var status = stat()
-        return lstat(url.path, &status) == 0
+        FileStatus(path: url.path) != nil
     }
 
     /// Removes the file or link at `url`, if any.

@@ -75,17 +75,17 @@ struct DiskCacheFolder: Sendable {
             try removeDamaged(path, descriptor: descriptor)
             return nil
         }
-        POSIXFiles.setTimes(descriptor, nanoseconds: clock.next())
+        FileStatus.setTimes(descriptor, nanoseconds: clock.next())
         return (decoded.entry, decoded.storedAt)
     }
 
     /// Removes the damaged file at `path` if it is still the one open on `descriptor`, and not
     /// a good one another writer renamed into its place meanwhile.
     private func removeDamaged(_ path: String, descriptor: Int32) throws(CourierError) {
-        guard let opened = POSIXFiles.status(descriptor: descriptor) else { return }
+        guard let opened = FileStatus(descriptor: descriptor) else { return }
         try POSIXFiles.withExclusiveLock(lockPath) { () throws(CourierError) in
-            guard let current = POSIXFiles.status(path), current.identity == opened.identity else { return }
-            if POSIXFiles.unlink(path) == .done { ledger.add(-current.size) }
+            guard let current = FileStatus(path: path), current.device == opened.device, current.inode == opened.inode else { return }
+            if POSIXFiles.unlink(path) == .done { ledger.add(-Int(current.size)) }
         }
     }
 
@@ -115,14 +115,14 @@ struct DiskCacheFolder: Sendable {
             }
             let written = POSIXFiles.writeAll(descriptor, file) && fsync(descriptor) == 0
             let code = errno
-            if written { POSIXFiles.setTimes(descriptor, nanoseconds: stamp) }
+            if written { FileStatus.setTimes(descriptor, nanoseconds: stamp) }
             close(descriptor)
             guard written else {
                 _ = POSIXFiles.unlink(temporary)
                 throw POSIXFiles.failure("write \(temporary)", code)
             }
             try POSIXFiles.withExclusiveLock(lockPath) { () throws(CourierError) in
-                let replaced = POSIXFiles.status(target)?.size ?? 0
+                let replaced = FileStatus(path: target).map { Int($0.size) } ?? 0
                 if case .failed(let code) = POSIXFiles.rename(temporary, to: target) {
                     _ = POSIXFiles.unlink(temporary)
                     throw POSIXFiles.failure("rename \(temporary) to \(target)", code)
@@ -143,7 +143,7 @@ struct DiskCacheFolder: Sendable {
         try POSIXFiles.withExclusiveLock(lockPath) { () throws(CourierError) in
             var removed = 0
             for path in paths {
-                let size = POSIXFiles.status(path)?.size ?? 0
+                let size = FileStatus(path: path).map { Int($0.size) } ?? 0
                 switch POSIXFiles.unlink(path) {
                 case .done: removed += size
                 case .missing: break
@@ -184,11 +184,11 @@ struct DiskCacheFolder: Sendable {
             let folderPath = entriesPath + "/" + folder
             for name in Self.names(in: folderPath) {
                 let path = folderPath + "/" + name
-                guard let status = POSIXFiles.status(path), status.isFile else { continue }
+                guard let status = FileStatus(path: path), status.isRegularFile else { continue }
                 if name.hasPrefix(".") {
                     if status.modified < abandoned { _ = POSIXFiles.unlink(path) }
                 } else {
-                    found.append(Found(path: path, size: status.size, used: status.modified))
+                    found.append(Found(path: path, size: Int(status.size), used: status.modified))
                 }
             }
         }

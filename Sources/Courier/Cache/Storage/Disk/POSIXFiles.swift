@@ -2,13 +2,6 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
-// `stat` may be vended by the CoreFoundation or Dispatch modules once they are loaded.
-#if canImport(CoreFoundation)
-import CoreFoundation
-#endif
-#if canImport(CDispatch)
-import CDispatch
-#endif
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
@@ -63,9 +56,8 @@ enum POSIXFiles {
     /// Reads the whole file open on `descriptor`, at most `limit` bytes; `nil` on failure or
     /// when the file is larger than `limit`.
     static func readAll(_ descriptor: Int32, limit: Int) -> Data? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, Int(info.st_size) <= limit else { return nil }
-        var data = Data(count: Int(info.st_size))
+        guard let status = FileStatus(descriptor: descriptor), status.size <= limit else { return nil }
+        var data = Data(count: Int(status.size))
         let complete = data.withUnsafeMutableBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
@@ -107,30 +99,6 @@ enum POSIXFiles {
     /// Removes the file at `path`.
     static func unlink(_ path: String) -> Outcome {
         outcome(systemUnlink(path))
-    }
-
-    /// The size, modification time (nanoseconds since 1970) and file identity of `path`, or of
-    /// the file open on `descriptor`; `nil` when it is missing.
-    static func status(_ path: String? = nil, descriptor: Int32 = -1) -> (size: Int, modified: Int64, identity: [UInt64], isFile: Bool)? {
-        var info = stat()
-        let result = path.map { lstat($0, &info) } ?? fstat(descriptor, &info)
-        guard result == 0 else { return nil }
-        #if canImport(Darwin)
-        let time = info.st_mtimespec
-        #else
-        let time = info.st_mtim
-        #endif
-        let modified = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-        let isFile = (info.st_mode & S_IFMT) == S_IFREG
-        return (Int(info.st_size), modified, [UInt64(info.st_dev), UInt64(info.st_ino)], isFile)
-    }
-
-    /// Sets the access and modification times of the file open on `descriptor` to `nanoseconds`
-    /// since 1970.
-    static func setTimes(_ descriptor: Int32, nanoseconds: Int64) {
-        let time = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        var times = [time, time]
-        _ = futimens(descriptor, &times)
     }
 
     /// Runs `body` holding an exclusive advisory lock (`flock`) on the file at `path`, which is

@@ -1,0 +1,143 @@
+import Courier
+import Foundation
+
+/// The HTTP cache: hit latency from memory and from disk against a network fetch of the same
+/// 10 KiB response, throughput of many GETs of a few URLs with the cache on and off, and the
+/// peak memory of a client with a 64 MiB memory store after 1 GiB of responses.
+struct CacheBenchmark {
+    let server: ServerProcess
+    let rounds: Int
+
+    /// Sequential requests per round of each latency measurement.
+    static let latencyRequests = 500
+    /// The size of the response whose latency is measured.
+    static let responseBytes = 10 * 1024
+
+    func run() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await latencies(folder: folder)
+        try await throughput(requests: 10_000, urls: 100, concurrency: 16)
+        try peakMemory()
+    }
+
+    /// A client whose responses without caching fields stay fresh for an hour, on `storage`
+    /// (no cache for `nil`).
+    static func client(storage: (any CacheStorage)?, connections: Int = 1) -> Client {
+        var configuration = ClientConfiguration()
+        configuration.decompression = .disabled
+        configuration.maximumConnectionsPerHost = connections
+        configuration.maximumConcurrentRequestsPerHost = connections
+        if let storage {
+            var cache = CacheConfiguration(storage: storage)
+            cache.policy.defaultFreshness = .seconds(3600)
+            configuration.cache = cache
+        }
+        return Client(configuration: configuration)
+    }
+
+    // MARK: Latency
+
+    private func latencies(folder: URL) async throws {
+        let url = server.url("/bytes/\(Self.responseBytes)?seed=3")
+        let contenders: [(String, Client)] = [
+            ("network fetch (no cache)", Self.client(storage: nil)),
+            ("memory hit (MemoryCacheStorage)", Self.client(storage: MemoryCacheStorage())),
+            ("disk hit (DiskCacheStorage)", Self.client(storage: try DiskCacheStorage(directory: folder))),
+        ]
+        var samples: [String: [Double]] = [:]
+        for round in 0...rounds {  // round 0 warms up, and fills the caches
+            for (name, client) in contenders {
+                let start = ContinuousClock.now
+                for _ in 0..<Self.latencyRequests {
+                    let response = try await client.response(for: Request<Response>(path: url.absoluteString))
+                    guard response.body.count == Self.responseBytes else { throw HarnessError("\(name): a body of \(response.body.count) bytes") }
+                    if round > 0, name.contains("hit"), response.source != .cache {
+                        throw HarnessError("\(name): a response from the \(response.source), not the cache")
+                    }
+                }
+                if round > 0 { samples[name, default: []].append(microseconds(ContinuousClock.now - start) / Double(Self.latencyRequests)) }
+            }
+        }
+        for (_, client) in contenders { try await client.shutdown() }
+        let network = median(samples[contenders[0].0] ?? [])
+        print("\nlatency of one GET of a \(Self.responseBytes / 1024) KiB response, sequential, \(Self.latencyRequests) per round, median of \(rounds) rounds:")
+        print("| contender | µs/request | faster than the network |")
+        print("|---|---|---|")
+        for (name, _) in contenders {
+            let value = median(samples[name] ?? [])
+            print("| \(name) | \(format(value)) | \(format(network / value))× |")
+        }
+    }
+
+    // MARK: Throughput
+
+    private func throughput(requests: Int, urls: Int, concurrency: Int) async throws {
+        let targets = (0..<urls).map { server.url("/bytes/\(Self.responseBytes)?seed=\($0)").absoluteString }
+        var samples: [Bool: [Sample]] = [:]
+        for round in 0...rounds {
+            for cached in [true, false] {
+                // A new client each round: the first request for each URL goes to the network.
+                let client = Self.client(storage: cached ? MemoryCacheStorage() : nil, connections: concurrency)
+                let sample = try await measure(requests: requests) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for worker in 0..<concurrency {
+                            group.addTask {
+                                for index in stride(from: worker, to: requests, by: concurrency) {
+                                    _ = try await client.send(Request<Data>(path: targets[index % urls]))
+                                }
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                }
+                try await client.shutdown()
+                if round > 0 { samples[cached, default: []].append(sample) }
+            }
+        }
+        let on = median((samples[true] ?? []).map(\.requestsPerSecond))
+        let off = median((samples[false] ?? []).map(\.requestsPerSecond))
+        print("\n\(requests) GETs of \(urls) distinct \(Self.responseBytes / 1024) KiB URLs, \(concurrency) at a time, a new client per round, median of \(rounds) rounds:")
+        print("| cache | req/s | CPU µs/request |")
+        print("|---|---|---|")
+        print("| on (MemoryCacheStorage) | \(format(on)) | \(format(median((samples[true] ?? []).map(\.cpuMicrosecondsPerRequest)))) |")
+        print("| off | \(format(off)) | \(format(median((samples[false] ?? []).map(\.cpuMicrosecondsPerRequest)))) |")
+        print("cache on / off: \(format(on / off))×")
+    }
+
+    // MARK: Peak memory
+
+    /// Runs child processes that store `count` distinct 1 MiB responses through a 64 MiB
+    /// memory store, and reports each one's peak resident set.
+    private func peakMemory() throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
+        print("\npeak resident set of a process storing N distinct 1 MiB responses in MemoryCacheStorage(maximumBytes: 64 MiB):")
+        print("| responses stored | bytes received | peak RSS MiB |")
+        print("|---|---|---|")
+        for count in [0, 64, 1024] {
+            let run = try ChildRun.run([executable, "--cache-memory-child", String(server.port), String(count)])
+            guard run.exitStatus == 0 else { throw HarnessError("the memory child exited with status \(run.exitStatus)") }
+            print("| \(count) | \(count) MiB | \(format(run.peakMiB)) |")
+        }
+    }
+
+    /// Child side: stores `count` distinct 1 MiB responses from the server on `port`, one at a
+    /// time, through a 64 MiB memory store; exits 1 if the store holds more than its limit.
+    static func storeResponses(port: Int, count: Int) async throws {
+        let storage = MemoryCacheStorage(maximumBytes: 64 << 20)
+        let client = client(storage: storage)
+        for index in 0..<count {
+            let url = "http://127.0.0.1:\(port)/bytes/\(1 << 20)?seed=\(index)"
+            _ = try await client.send(Request<Data>(path: url))
+        }
+        try await client.shutdown()
+        let held = try await storage.statistics().totalBytes
+        if held > 64 << 20 { exit(1) }
+    }
+
+    private func microseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+    }
+
+    private func format(_ value: Double) -> String { String(format: value >= 100 ? "%.0f" : "%.1f", value) }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// `fetch`'s cache options: a disk cache folder shared by every `courier` run, and the mode
+/// the request uses it in.
+struct FetchCacheOptions: ParsableArguments {
+    @Option(help: "A cache folder (created if missing): responses are kept there by HTTP's caching rules and used by later runs.")
+    var cache: String?
+
+    @Option(name: .customLong("cache-mode"), help: "How the request uses the cache: \(Mode.allValueStrings.joined(separator: ", ")) (default: default). cached-then-fresh delivers the stored response, then the network's.")
+    var mode: Mode?
+
+    /// The kebab-case names of ``CachePolicy``'s modes.
+    enum Mode: String, CaseIterable, ExpressibleByArgument {
+        case `default`
+        case reload
+        case noStore = "no-store"
+        case noCache = "no-cache"
+        case returnCacheElseLoad = "return-cache-else-load"
+        case onlyIfCached = "only-if-cached"
+        case cachedThenFresh = "cached-then-fresh"
+
+        /// The library's mode.
+        var policy: CachePolicy {
+            switch self {
+            case .default: .default
+            case .reload: .reload
+            case .noStore: .noStore
+            case .noCache: .noCache
+            case .returnCacheElseLoad: .returnCacheElseLoad
+            case .onlyIfCached: .onlyIfCached
+            case .cachedThenFresh: .cachedThenFresh
+            }
+        }
+    }
+
+    /// Whether the run delivers the stored response and then the network's.
+    var deliversTwice: Bool { cache != nil && mode == .cachedThenFresh }
+
+    /// Gives `configuration` a memory cache in front of the folder, and `request` the mode.
+    func apply(to configuration: inout ClientConfiguration, request: inout Request<Response>) throws {
+        guard let cache else {
+            if let mode {
+                throw CommandFailure(.invalidInput, "--cache-mode \(mode.rawValue) needs a cache folder; add --cache DIR")
+            }
+            return
+        }
+        configuration.cache = CacheConfiguration(storage: try Self.storage(folder: cache))
+        request.cachePolicy = (mode ?? .default).policy
+    }
+
+    /// A memory store in front of the disk store in `folder`.
+    static func storage(folder: String) throws -> TieredCacheStorage {
+        do {
+            let disk = try DiskCacheStorage(directory: URL(fileURLWithPath: folder, isDirectory: true))
+            return TieredCacheStorage(front: MemoryCacheStorage(), back: disk)
+        } catch {
+            throw CommandFailure(.invalidInput, "--cache \(folder): \(error.message)")
+        }
+    }
+}

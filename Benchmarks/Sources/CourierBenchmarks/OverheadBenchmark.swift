@@ -16,16 +16,22 @@ struct OverheadBenchmark {
     let rounds: Int
 
     func run() async throws {
-        let client = Client(configuration: ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!), transport: MemoryTransport())
-        let request = Request<Data>(path: "/bytes/100")
-        var samples: [Sample] = []
-        for round in 0...rounds {
-            let sample = try await measure(requests: requests) {
-                for _ in 0..<requests { _ = try await client.send(request) }
-            }
-            if round > 0 { samples.append(sample) }
-        }
         print("\nCourier's own work per request (in-memory transport, \(requests) requests, median of \(rounds)):")
-        print("  CPU µs/request: \(String(format: "%.2f", median(samples.map(\.cpuMicrosecondsPerRequest))))")
+        for coalesces in [true, false] {
+            var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!)
+            configuration.coalescesRequests = coalesces
+            let client = Client(configuration: configuration, transport: MemoryTransport())
+            let request = Request<Data>(path: "/bytes/100")
+            var samples: [Sample] = []
+            for round in 0...rounds {
+                let sample = try await measure(requests: requests) {
+                    for _ in 0..<requests { _ = try await client.send(request) }
+                }
+                if round > 0 { samples.append(sample) }
+            }
+            try await client.shutdown()
+            let cost = String(format: "%.2f", median(samples.map(\.cpuMicrosecondsPerRequest)))
+            print("  coalescing \(coalesces ? "on " : "off"): CPU µs/request \(cost)")
+        }
     }
 }

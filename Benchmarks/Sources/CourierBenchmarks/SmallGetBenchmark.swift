@@ -28,6 +28,9 @@ struct SmallGetBenchmark {
             courierConfiguration.maximumConnectionsPerHost = concurrency
             courierConfiguration.maximumConcurrentRequestsPerHost = concurrency
             courierConfiguration.decompression = .disabled
+            // Every request here is the same GET; coalescing would answer many of them with one
+            // exchange, which the raw client cannot do. Each request goes to the server, as in raw.
+            courierConfiguration.coalescesRequests = false
             let courier = Client(configuration: courierConfiguration)
 
             var samples: [Contender: [Sample]] = [:]

@@ -52,16 +52,29 @@ final class Coalescer: Sendable {
     private func join(
         _ key: CoalescingKey, waiter: UInt64, continuation: Waiter, exchange: @escaping @Sendable () async throws -> Response
     ) {
-        let joined = state.withLockedValue { state -> Bool in
+        enum Joined { case refused, waiting, starting(UInt64) }
+        let joined = state.withLockedValue { state -> Joined in
             // Checked under the lock: a cancellation handler that ran before this found no
             // waiter to remove, and one that runs after finds this one.
-            guard !Task.isCancelled else { return false }
+            guard !Task.isCancelled else { return .refused }
             if state.flights[key] != nil {
                 state.flights[key]!.waiters[waiter] = continuation
-                return true
+                return .waiting
             }
             let id = state.nextID()
-            let task = Task {
+            state.flights[key] = Flight(id: id, waiters: [waiter: continuation], task: nil)
+            return .starting(id)
+        }
+        switch joined {
+        case .refused:
+            continuation.resume(throwing: CancellationError())
+        case .waiting:
+            break
+        case .starting(let id):
+            // The flight is a task of its own, so that it outlives a starter that is cancelled
+            // while others wait; it starts on this thread and runs here until it first
+            // suspends, which spares a request that shares nothing a hand-off to another thread.
+            let task = Task.immediate {
                 let result: Result<Response, any Error>
                 do {
                     result = .success(try await exchange())
@@ -70,10 +83,14 @@ final class Coalescer: Sendable {
                 }
                 self.land(key, flight: id, result)
             }
-            state.flights[key] = Flight(id: id, waiters: [waiter: continuation], task: task)
-            return true
+            let abandoned = state.withLockedValue { state -> Bool in
+                guard state.flights[key]?.id == id else { return true }
+                state.flights[key]!.task = task
+                return false
+            }
+            // Every waiter left before the task was recorded: nobody wants the flight.
+            if abandoned { task.cancel() }
         }
-        if !joined { continuation.resume(throwing: CancellationError()) }
     }
 
     /// Removes a cancelled waiter; cancels the flight when it was the last.

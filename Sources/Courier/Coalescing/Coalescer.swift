@@ -73,8 +73,9 @@ final class Coalescer: Sendable {
         case .starting(let id):
             // The flight is a task of its own, so that it outlives a starter that is cancelled
             // while others wait; it starts on this thread and runs here until it first
-            // suspends, which spares a request that shares nothing a hand-off to another thread.
-            let task = Task.immediate {
+            // suspends, which spares a request that shares nothing a hand-off to another thread
+            // (where `Task.immediate` exists: always on Linux, from the 2025 Apple releases on).
+            let fly: @Sendable () async -> Void = {
                 let result: Result<Response, any Error>
                 do {
                     result = .success(try await exchange())
@@ -82,6 +83,12 @@ final class Coalescer: Sendable {
                     result = .failure(error)
                 }
                 self.land(key, flight: id, result)
+            }
+            let task: Task<Void, Never>
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
+                task = Task.immediate { await fly() }
+            } else {
+                task = Task { await fly() }
             }
             let abandoned = state.withLockedValue { state -> Bool in
                 guard state.flights[key]?.id == id else { return true }

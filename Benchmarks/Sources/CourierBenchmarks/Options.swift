@@ -5,7 +5,8 @@ struct Options {
     var requests = 5_000
     var rounds = 5
     var concurrencies = [1, 16]
-    /// Run only contenders whose name contains this text (for profiling one of them).
+    /// Run only contenders whose name contains this text, or, written `=NAME`, the one named
+    /// exactly so (for profiling one of them).
     var only: String?
     /// The size of the transfer benchmark's file, in MiB.
     var megabytes = 1_024

@@ -16,6 +16,7 @@ struct SmallGetBenchmark {
         case courier = "Courier"
         case courierOnLoop = "Courier (caller on an event loop)"
         case courierBatch = "Courier (one Batch of all requests)"
+        case transportOnly = "Courier transport alone"
     }
 
     func run() async throws {
@@ -35,7 +36,7 @@ struct SmallGetBenchmark {
 
             var samples: [Contender: [Sample]] = [:]
             for round in 0...options.rounds {  // round 0 warms up every contender
-                for contender in Contender.allCases where options.only.map({ contender.rawValue.contains($0) }) ?? true {
+                for contender in Contender.allCases where options.only.map({ $0.hasPrefix("=") ? contender.rawValue == $0.dropFirst() : contender.rawValue.contains($0) }) ?? true {
                     let sample = try await measure(requests: options.requests) {
                         try await drive(contender, raw: raw, courier: courier, concurrency: concurrency)
                     }
@@ -82,6 +83,26 @@ struct SmallGetBenchmark {
                 }
                 try await group.waitForAll()
             }
+        case .transportOnly:
+            // Courier's transport without the client around it: what the pipeline adds is the
+            // difference between this and "Courier".
+            var settings = TransportConfiguration()
+            settings.maximumConnectionsPerHost = concurrency
+            settings.decompression = .disabled
+            let transport = AsyncHTTPClientTransport(configuration: settings)
+            let request = HTTPRequest(method: .get, url: url)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        for _ in 0..<perWorker {
+                            let response = try await transport.send(request, deadline: nil)
+                            precondition(response.body.count == 100)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            try await transport.shutdown()
         case .courierBatch:
             var batch = Batch(mode: .failFast, maximumConcurrency: concurrency)
             let request = Request<Data>(path: target)

@@ -32,7 +32,7 @@ extension Client {
             }
         }
         body?.progressReporter = progress ?? request.uploadProgress.map { ProgressReporter(callback: $0) }
-        let url = try URLBuilder.url(path: request.path, base: base, queryPairs: queryPairs)
+        let url = try urls.url(path: request.path, base: base, queryPairs: queryPairs)
         var headers = request.headers
         headers.addMissing(from: configuration.defaultHeaders)
         if let contentType = body?.contentType, !headers.contains("Content-Type") {
@@ -50,7 +50,8 @@ extension Client {
             priority: request.priority,
             cachePolicy: request.cachePolicy,
             appCachePolicy: request.appCachePolicy,
-            sensitiveHeaders: Set((request.sensitiveHeaders.union(configuration.sensitiveHeaders)).map { $0.lowercased() }),
+            sensitiveHeaders: request.sensitiveHeaders.isEmpty && configuration.sensitiveHeaders.isEmpty
+                ? [] : Set((request.sensitiveHeaders.union(configuration.sensitiveHeaders)).map { $0.lowercased() }),
             maximumBodySize: request.maximumBodySize ?? configuration.maximumBodySize,
             tag: request.tag,
             userInfo: request.userInfo,

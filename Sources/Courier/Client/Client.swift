@@ -20,6 +20,7 @@ public final class Client: Sendable {
     let authenticator: Authenticator?
     let cache: HTTPCache?
     let coalescer = Coalescer()
+    let urls = URLMemo()
     private let ownsTransport: Bool
     private let isShutDown = NIOLockedValueBox(false)
 

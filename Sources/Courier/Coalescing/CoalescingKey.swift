@@ -1,19 +1,24 @@
-import Crypto
 import Foundation
 
 /// What makes two requests identical for coalescing: the method, the URL, every header field
-/// (names lower-cased, values trimmed, sorted by name, values of one name in order) and the
-/// limits that shape the exchange.
+/// in order, and the limits that shape the exchange.
 ///
 /// Every header counts, not only those a response's `Vary` would name: which fields matter is
-/// known only once a response arrives, and a key wider than needed only shares less. The
+/// known only once a response arrives, and a key wider than needed only shares less (two
+/// requests that list the same fields in another order simply do not share). The
 /// `Authorization` value (and any other credential header) is part of it, so two credential
 /// identities never share a flight; credentials a client adds itself are the same for every
 /// request of that client to an origin, and each client coalesces only its own requests.
 ///
-/// The key is a SHA-256 of all this, so that no secret is kept in it.
+/// A key lives only while its flight is in the air, in the memory of the request it was made
+/// from; it is compared field by field, so that two different requests can never collide.
 struct CoalescingKey: Hashable, Sendable {
-    private let digest: SHA256.Digest
+    private let method: String
+    private let url: String
+    private let headers: Headers
+    private let maximumBodySize: Int
+    private let timeout: Duration?
+    private let sensitiveHeaders: Set<String>
 
     /// The key of `request`, or `nil` when it may not share a flight: a method other than GET
     /// or HEAD, a body, or ``HTTPRequest/allowsCoalescing`` turned off.
@@ -21,23 +26,11 @@ struct CoalescingKey: Hashable, Sendable {
         guard request.allowsCoalescing, request.body == nil, request.method == .get || request.method == .head else {
             return nil
         }
-        var hasher = SHA256()
-        func feed(_ text: String) {
-            hasher.update(data: Data(text.utf8))
-            hasher.update(data: [0])
-        }
-        feed(request.method.rawValue)
-        feed(request.url.absoluteString)
-        feed(String(request.maximumBodySize))
-        feed(request.timeout.map { String(describing: $0) } ?? "-")
-        feed(request.sensitiveHeaders.sorted().joined(separator: ","))
-        let fields = request.headers.enumerated().map { index, field in
-            (name: field.name.lowercased(), value: field.value.trimmingCharacters(in: .whitespaces), index: index)
-        }
-        for field in fields.sorted(by: { ($0.name, $0.index) < ($1.name, $1.index) }) {
-            feed(field.name)
-            feed(field.value)
-        }
-        digest = hasher.finalize()
+        method = request.method.rawValue
+        url = request.url.absoluteString
+        headers = request.headers
+        maximumBodySize = request.maximumBodySize
+        timeout = request.timeout
+        sensitiveHeaders = request.sensitiveHeaders
     }
 }

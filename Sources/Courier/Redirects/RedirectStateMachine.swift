@@ -93,30 +93,42 @@ struct RedirectStateMachine {
     /// URL's text in one pass (it runs for every exchange). A host written with percent-escapes
     /// counts as a different origin from its decoded form, which errs on the safe side.
     static func origin(of url: URL) -> String {
-        let text = Array(url.absoluteString.utf8)
-        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon + 2 < text.count,
-            text[colon + 1] == UInt8(ascii: "/"), text[colon + 2] == UInt8(ascii: "/")
-        else { return url.absoluteString }
-        let scheme = lowercased(text[..<colon])
-        var end = colon + 3
-        while end < text.count, text[end] != UInt8(ascii: "/"), text[end] != UInt8(ascii: "?"), text[end] != UInt8(ascii: "#") {
-            end += 1
-        }
-        var authority = text[(colon + 3)..<end]
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[(at + 1)...] }
-        let bracket = authority.lastIndex(of: UInt8(ascii: "]")) ?? authority.startIndex
-        var host = authority
-        var port = ""
-        if let portColon = authority[bracket...].lastIndex(of: UInt8(ascii: ":")) {
-            host = authority[..<portColon]
-            port = String(decoding: authority[(portColon + 1)...], as: UTF8.self)
-        }
-        if port.isEmpty { port = scheme == "https" ? "443" : "80" }
-        return scheme + "://" + lowercased(host) + ":" + port
+        var text = url.absoluteString
+        return text.withUTF8 { bytes -> String? in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
+                bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else { return nil }
+            var end = colon + 3
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
+                end += 1
+            }
+            var hostStart = colon + 3
+            if let at = bytes[hostStart..<end].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+            let bracket = bytes[hostStart..<end].lastIndex(of: UInt8(ascii: "]")) ?? hostStart
+            var hostEnd = end
+            var portStart = end
+            if let portColon = bytes[bracket..<end].lastIndex(of: UInt8(ascii: ":")) {
+                hostEnd = portColon
+                portStart = portColon + 1
+            }
+            let isHTTPS = colon == 5 && zip(bytes[..<colon], "https".utf8).allSatisfy { lowered($0) == $1 }
+            var origin: [UInt8] = []
+            origin.reserveCapacity(end + 8)
+            for byte in bytes[..<colon] { origin.append(lowered(byte)) }
+            origin.append(contentsOf: "://".utf8)
+            for byte in bytes[hostStart..<hostEnd] { origin.append(lowered(byte)) }
+            origin.append(UInt8(ascii: ":"))
+            if portStart < end {
+                origin.append(contentsOf: bytes[portStart..<end])
+            } else {
+                origin.append(contentsOf: (isHTTPS ? "443" : "80").utf8)
+            }
+            return String(decoding: origin, as: UTF8.self)
+        } ?? url.absoluteString
     }
 
-    private static func lowercased(_ bytes: ArraySlice<UInt8>) -> String {
-        String(decoding: bytes.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        byte >= 65 && byte <= 90 ? byte | 0x20 : byte
     }
 
     private static func key(_ method: HTTPMethod, _ url: URL) -> String {

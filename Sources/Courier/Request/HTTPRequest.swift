@@ -6,36 +6,60 @@ import Foundation
 /// parameters, adding default headers); interceptors may change any field.
 public struct HTTPRequest: Sendable {
     /// The method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod { get { fields.method } _modify { yield &fields.method } }
     /// The absolute URL.
-    public var url: URL
+    public var url: URL { get { fields.url } _modify { yield &fields.url } }
     /// The header fields, as they will be sent (`Host` and `Content-Length` are added by the
     /// transport).
-    public var headers: Headers
+    public var headers: Headers { get { fields.headers } _modify { yield &fields.headers } }
     /// The body.
-    public var body: RequestBody?
+    public var body: RequestBody? { get { fields.body } _modify { yield &fields.body } }
     /// The total time allowed, redirects included.
-    public var timeout: Duration?
+    public var timeout: Duration? { get { fields.timeout } _modify { yield &fields.timeout } }
     /// The scheduling priority.
-    public var priority: RequestPriority
+    public var priority: RequestPriority { get { fields.priority } _modify { yield &fields.priority } }
     /// How the request uses the HTTP cache.
-    public var cachePolicy: CachePolicy
+    public var cachePolicy: CachePolicy { get { fields.cachePolicy } _modify { yield &fields.cachePolicy } }
     /// The application's cache rules for this request, over the client's.
-    public var appCachePolicy: AppCachePolicy?
+    public var appCachePolicy: AppCachePolicy? { get { fields.appCachePolicy } _modify { yield &fields.appCachePolicy } }
     /// Lower-cased names of headers treated as credentials, in addition to `Authorization`,
     /// `Cookie` and `Proxy-Authorization`.
-    public var sensitiveHeaders: Set<String>
+    public var sensitiveHeaders: Set<String> { get { fields.sensitiveHeaders } _modify { yield &fields.sensitiveHeaders } }
     /// The largest response body collected.
-    public var maximumBodySize: Int
+    public var maximumBodySize: Int { get { fields.maximumBodySize } _modify { yield &fields.maximumBodySize } }
     /// The request's tag.
-    public var tag: Int?
+    public var tag: Int? { get { fields.tag } _modify { yield &fields.tag } }
     /// The request's free-form information.
-    public var userInfo: [String: String]
+    public var userInfo: [String: String] { get { fields.userInfo } _modify { yield &fields.userInfo } }
     /// Identifies the request in event hooks and logs.
-    public let id: RequestID
+    public var id: RequestID { fields.id }
     /// Whether the request may share one exchange with identical requests in flight (see
     /// ``ClientConfiguration/coalescesRequests``); `true` by default.
     public var allowsCoalescing = true
+
+    /// The stored fields, shared by copies of this value until one of them changes.
+    private struct Fields {
+        var method: HTTPMethod
+        var url: URL
+        var headers: Headers
+        var body: RequestBody?
+        var timeout: Duration?
+        var priority: RequestPriority
+        var cachePolicy: CachePolicy
+        var appCachePolicy: AppCachePolicy?
+        var sensitiveHeaders: Set<String>
+        var maximumBodySize: Int
+        var tag: Int?
+        var userInfo: [String: String]
+        var id: RequestID
+    }
+
+    private var storage: CopyOnWrite<Fields>
+
+    private var fields: Fields {
+        get { storage.value }
+        _modify { yield &CopyOnWrite.unique(&storage).value }
+    }
 
     /// Creates a request; the client does this for you from a ``Request``.
     public init(
@@ -53,19 +77,23 @@ public struct HTTPRequest: Sendable {
         userInfo: [String: String] = [:],
         id: RequestID = RequestID()
     ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
-        self.priority = priority
-        self.cachePolicy = cachePolicy
-        self.appCachePolicy = appCachePolicy
-        self.sensitiveHeaders = sensitiveHeaders
-        self.maximumBodySize = maximumBodySize
-        self.tag = tag
-        self.userInfo = userInfo
-        self.id = id
+        storage = CopyOnWrite(
+            Fields(
+                method: method,
+                url: url,
+                headers: headers,
+                body: body,
+                timeout: timeout,
+                priority: priority,
+                cachePolicy: cachePolicy,
+                appCachePolicy: appCachePolicy,
+                sensitiveHeaders: sensitiveHeaders,
+                maximumBodySize: maximumBodySize,
+                tag: tag,
+                userInfo: userInfo,
+                id: id
+            )
+        )
     }
 
     /// Header names that always count as credentials.

@@ -3,24 +3,44 @@ import Foundation
 /// A response whose body has been collected.
 public struct Response: Sendable {
     /// The status code.
-    public var status: Int
+    public var status: Int { get { fields.status } _modify { yield &fields.status } }
     /// The reason phrase the server sent.
-    public var reasonPhrase: String
+    public var reasonPhrase: String { get { fields.reasonPhrase } _modify { yield &fields.reasonPhrase } }
     /// The header fields, in the order received, names as sent.
-    public var headers: Headers
+    public var headers: Headers { get { fields.headers } _modify { yield &fields.headers } }
     /// The body (decompressed when the server compressed it).
-    public var body: Data
+    public var body: Data { get { fields.body } _modify { yield &fields.body } }
     /// The URL that produced this response, after redirects.
-    public var url: URL
+    public var url: URL { get { fields.url } _modify { yield &fields.url } }
     /// The redirects followed to get here, first to last.
-    public var redirects: [RedirectHop]
+    public var redirects: [RedirectHop] { get { fields.redirects } _modify { yield &fields.redirects } }
     /// When the exchange started, received its first byte and ended.
-    public var timing: Timing
+    public var timing: Timing { get { fields.timing } _modify { yield &fields.timing } }
     /// Where the response came from.
-    public var source: Source
+    public var source: Source { get { fields.source } _modify { yield &fields.source } }
     /// The request as last sent (after interceptors and redirects), without the credentials
     /// that ``ClientConfiguration/authentication`` added.
-    public var request: HTTPRequest?
+    public var request: HTTPRequest? { get { fields.request } _modify { yield &fields.request } }
+
+    /// The stored fields, shared by copies of this value until one of them changes.
+    private struct Fields {
+        var status: Int
+        var reasonPhrase: String
+        var headers: Headers
+        var body: Data
+        var url: URL
+        var redirects: [RedirectHop]
+        var timing: Timing
+        var source: Source
+        var request: HTTPRequest?
+    }
+
+    private var storage: CopyOnWrite<Fields>
+
+    private var fields: Fields {
+        get { storage.value }
+        _modify { yield &CopyOnWrite.unique(&storage).value }
+    }
 
     /// Creates a response; transports and interceptors use this.
     public init(
@@ -34,15 +54,19 @@ public struct Response: Sendable {
         source: Source = .network,
         request: HTTPRequest? = nil
     ) {
-        self.status = status
-        self.reasonPhrase = reasonPhrase
-        self.headers = headers
-        self.body = body
-        self.url = url
-        self.redirects = redirects
-        self.timing = timing
-        self.source = source
-        self.request = request
+        storage = CopyOnWrite(
+            Fields(
+                status: status,
+                reasonPhrase: reasonPhrase,
+                headers: headers,
+                body: body,
+                url: url,
+                redirects: redirects,
+                timing: timing,
+                source: source,
+                request: request
+            )
+        )
     }
 
     /// Where a response came from.

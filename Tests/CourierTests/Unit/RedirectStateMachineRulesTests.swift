@@ -232,4 +232,20 @@ struct RedirectStateMachineRulesTests {
         ])
         #expect(current.method == .get)
     }
+
+    @Test(
+        "An origin is the lower-cased scheme and host with the effective port",
+        arguments: [
+            ("http://a.example/x", "http://a.example:80"),
+            ("HTTPS://A.Example/x?q#f", "https://a.example:443"),
+            ("https://a.example:8443", "https://a.example:8443"),
+            ("http://user:pass@a.example:81/x", "http://a.example:81"),
+            ("http://[::1]/x", "http://[::1]:80"),
+            ("https://[::1]:9/x", "https://[::1]:9"),
+            ("hxxps://a.example/x", "hxxps://a.example:80"),
+        ]
+    )
+    func origin(url: String, expected: String) {
+        #expect(RedirectStateMachine.origin(of: UnitSupport.url(url)) == expected)
+    }
 }

@@ -18,8 +18,8 @@ import NIOPosix
 ///   every read. A torn, truncated or altered file is a miss, and it is removed.
 /// - When the files pass ``maximumBytes``, the least recently stored or read entries are
 ///   removed until nine tenths of the limit remain. The order survives restarts: it is kept in
-///   the files' modification times. (A read within a second of the same store's last store or
-///   read of that very file leaves its time as it is.)
+///   the files' modification times. (A read leaves the time as it is when this store's last
+///   store or read, less than a second before, was of that same file.)
 /// - Several stores, in one process or in several, may share one folder. Changes to the set
 ///   of files take an advisory lock (`flock`) on `FOLDER/lock`; reads take none and treat a
 ///   file removed under them as a miss.

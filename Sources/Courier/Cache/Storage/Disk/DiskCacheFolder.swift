@@ -94,7 +94,8 @@ struct DiskCacheFolder: Sendable {
             return .missing
         }
         // The time records the use for eviction; a file that already carries the latest time
-        // this store handed out, less than a second ago, keeps it.
+        // this store handed out (nothing else was stored or read since), less than a second
+        // ago, keeps it.
         if !clock.isLatest(status.modified) { FileStatus.setTimes(descriptor, nanoseconds: clock.next()) }
         return .found(decoded.entry, stored: decoded.storedAt)
     }

@@ -45,28 +45,32 @@ struct CacheBenchmark {
             ("memory hit (MemoryCacheStorage)", Self.client(storage: MemoryCacheStorage())),
             ("disk hit (DiskCacheStorage)", Self.client(storage: try DiskCacheStorage(directory: folder))),
         ]
-        var samples: [String: [Double]] = [:]
+        var samples: [String: [Sample]] = [:]
         for round in 0...rounds {  // round 0 warms up, and fills the caches
             for (name, client) in contenders {
-                let start = ContinuousClock.now
-                for _ in 0..<Self.latencyRequests {
-                    let response = try await client.response(for: Request<Response>(path: url.absoluteString))
-                    guard response.body.count == Self.responseBytes else { throw HarnessError("\(name): a body of \(response.body.count) bytes") }
-                    if round > 0, name.contains("hit"), response.source != .cache {
-                        throw HarnessError("\(name): a response from the \(response.source), not the cache")
+                let mustHit = round > 0 && name.contains("hit")
+                let sample = try await measure(requests: Self.latencyRequests) {
+                    for _ in 0..<Self.latencyRequests {
+                        let response = try await client.response(for: Request<Response>(path: url.absoluteString))
+                        guard response.body.count == Self.responseBytes else { throw HarnessError("\(name): a body of \(response.body.count) bytes") }
+                        if mustHit, response.source != .cache {
+                            throw HarnessError("\(name): a response from the \(response.source), not the cache")
+                        }
                     }
                 }
-                if round > 0 { samples[name, default: []].append(microseconds(ContinuousClock.now - start) / Double(Self.latencyRequests)) }
+                if round > 0 { samples[name, default: []].append(sample) }
             }
         }
         for (_, client) in contenders { try await client.shutdown() }
-        let network = median(samples[contenders[0].0] ?? [])
+        func latency(_ name: String) -> Double { median((samples[name] ?? []).map { $0.wallSeconds * 1e6 / Double($0.requests) }) }
+        let network = latency(contenders[0].0)
         print("\nlatency of one GET of a \(Self.responseBytes / 1024) KiB response, sequential, \(Self.latencyRequests) per round, median of \(rounds) rounds:")
-        print("| contender | µs/request | faster than the network |")
-        print("|---|---|---|")
+        print("| contender | µs/request | faster than the network | CPU µs/request |")
+        print("|---|---|---|---|")
         for (name, _) in contenders {
-            let value = median(samples[name] ?? [])
-            print("| \(name) | \(format(value)) | \(format(network / value))× |")
+            let value = latency(name)
+            let cpu = median((samples[name] ?? []).map(\.cpuMicrosecondsPerRequest))
+            print("| \(name) | \(format(value)) | \(format(network / value))× | \(format(cpu)) |")
         }
     }
 
@@ -133,10 +137,6 @@ struct CacheBenchmark {
         try await client.shutdown()
         let held = try await storage.statistics().totalBytes
         if held > 64 << 20 { exit(1) }
-    }
-
-    private func microseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
     }
 
     private func format(_ value: Double) -> String { String(format: value >= 100 ? "%.0f" : "%.1f", value) }

@@ -60,8 +60,6 @@ public struct AppCachePolicy: Sendable, Hashable {
         static let version = "courier.version"
         static let sensitiveData = "courier.sensitive-data-sha256"
         static let appVersion = "courier.app-version"
-        /// The tags an entry must share with the request to be used.
-        static let matched = [version, sensitiveData, appVersion]
     }
 
     /// The tags an entry must carry to be used for a request under this policy.
@@ -75,8 +73,8 @@ public struct AppCachePolicy: Sendable, Hashable {
 
     /// Whether `entry` was stored under the same version, sensitive data and app version.
     func accepts(_ entry: CacheEntry) -> Bool {
-        let expected = matchedTags
-        return Tag.matched.allSatisfy { entry.tags[$0] == expected[$0] }
+        entry.tags[Tag.version] == version.map { String($0) } && entry.tags[Tag.appVersion] == appVersion
+            && entry.tags[Tag.sensitiveData] == sensitiveData.map(CacheKey.digest)
     }
 
     /// The tags to store with a response that has `headers`.

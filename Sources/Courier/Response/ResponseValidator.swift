@@ -34,20 +34,24 @@ public struct ResponseValidator: Sendable {
 
     /// Accepts status codes in `range`.
     public static func statusCode(_ range: Range<Int>) -> ResponseValidator {
-        statusCode(Set(range), description: "\(range.lowerBound)..<\(range.upperBound)")
+        statusCode(accepts: range.contains) { "\(range.lowerBound)..<\(range.upperBound)" }
     }
 
     /// Accepts the listed status codes.
     public static func statusCode(_ codes: Set<Int>) -> ResponseValidator {
-        statusCode(codes, description: codes.sorted().map(String.init).joined(separator: ", "))
+        statusCode(accepts: codes.contains) { codes.sorted().map(String.init).joined(separator: ", ") }
     }
 
-    private static func statusCode(_ codes: Set<Int>, description: String) -> ResponseValidator {
+    /// A status-code validator; `description` names the accepted codes, and is only made for
+    /// the error message.
+    private static func statusCode(
+        accepts: @escaping @Sendable (Int) -> Bool, description: @escaping @Sendable () -> String
+    ) -> ResponseValidator {
         ResponseValidator(name: "status code") { response in
-            guard codes.contains(response.status) else {
+            guard accepts(response.status) else {
                 throw CourierError(
                     .validationFailed,
-                    "The server answered \(response.status) \(response.reasonPhrase), and only \(description) is accepted; inspect error.response, or widen the request's validators.",
+                    "The server answered \(response.status) \(response.reasonPhrase), and only \(description()) is accepted; inspect error.response, or widen the request's validators.",
                     url: response.url, response: response
                 )
             }

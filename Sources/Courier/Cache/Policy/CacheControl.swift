@@ -22,12 +22,13 @@ struct CacheControl: Sendable, Hashable {
 
     /// The directives of every `Cache-Control` field in `headers`.
     init(_ headers: Headers) {
-        self.init(fieldValue: headers.values(for: "Cache-Control").joined(separator: ","))
+        let values = headers.values(for: "Cache-Control")
+        self.init(fieldValue: values.isEmpty ? nil : values.joined(separator: ","))
     }
 
-    /// The directives of one field value.
-    init(fieldValue: String) {
-        directives = CacheControl.split(fieldValue).compactMap(CacheControl.directive)
+    /// The directives of one field value; none for `nil`, a missing field.
+    init(fieldValue: String?) {
+        directives = fieldValue.map { CacheControl.split($0).compactMap(CacheControl.directive) } ?? []
     }
 
     /// Whether the field is present at all.

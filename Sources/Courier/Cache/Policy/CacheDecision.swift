@@ -10,12 +10,14 @@ enum CacheDecision: Sendable, Hashable {
     case validate
 
     /// Decides for a stored response with `headers`, `freshness` and `tags`, and a request
-    /// with `directives` and `policy`.
+    /// with `directives` and `policy`; `control` is the response's `Cache-Control`, when the
+    /// caller has already read it.
     static func decide(
-        headers: Headers, tags: [String: String], freshness: Freshness, directives: RequestDirectives, policy: CachePolicy
+        headers: Headers, tags: [String: String], freshness: Freshness, directives: RequestDirectives, policy: CachePolicy,
+        control: CacheControl? = nil
     ) -> CacheDecision {
         if policy == .returnCacheElseLoad || policy == .onlyIfCached { return .serve(stale: !freshness.isFresh) }
-        let response = CacheControl(headers)
+        let response = control ?? CacheControl(headers)
         let fixed = tags[AppCachePolicy.Tag.fixedLifetime] != nil
         // A bare no-cache always needs the origin; with field names it only strips them.
         if !fixed && response.contains("no-cache") && response.fieldNames("no-cache") == nil { return .validate }

@@ -7,9 +7,12 @@ enum CacheKey {
     /// of the credential identity, so that two identities never share an entry and no secret
     /// appears in a key.
     static func primary(for url: URL, identity: String?) -> String {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        components?.fragment = nil
-        let target = components?.string ?? url.absoluteString
+        var target = url.absoluteString
+        if target.utf8.contains(UInt8(ascii: "#")) {
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+            components?.fragment = nil
+            target = components?.string ?? target
+        }
         guard let identity else { return target }
         return "[\(digest(identity))] " + target
     }

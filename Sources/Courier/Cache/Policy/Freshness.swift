@@ -26,15 +26,16 @@ struct Freshness: Sendable, Hashable {
         self.age = age
     }
 
-    /// The freshness of `entry` at `now`.
-    init(_ entry: CacheEntry, now: Date, heuristicLimit: TimeInterval) {
+    /// The freshness of `entry` at `now`; `control` is the entry's `Cache-Control`, when the
+    /// caller has already read it.
+    init(_ entry: CacheEntry, now: Date, heuristicLimit: TimeInterval, control: CacheControl? = nil) {
+        let date = Freshness.dateValue(entry.headers, responseDate: entry.responseDate)
         lifetime = Freshness.lifetime(
-            status: entry.status, headers: entry.headers, responseDate: entry.responseDate,
+            status: entry.status, headers: entry.headers, control: control ?? CacheControl(entry.headers), date: date,
             tags: entry.tags, heuristicLimit: heuristicLimit
         )
         age = Freshness.currentAge(
-            ageValue: Freshness.ageValue(entry.headers),
-            dateValue: Freshness.dateValue(entry.headers, responseDate: entry.responseDate),
+            ageValue: Freshness.ageValue(entry.headers), dateValue: date,
             requestTime: entry.requestDate, responseTime: entry.responseDate, now: now
         )
     }
@@ -45,9 +46,18 @@ struct Freshness: Sendable, Hashable {
     static func lifetime(
         status: Int, headers: Headers, responseDate: Date, tags: [String: String], heuristicLimit: TimeInterval
     ) -> TimeInterval {
+        lifetime(
+            status: status, headers: headers, control: CacheControl(headers), date: dateValue(headers, responseDate: responseDate),
+            tags: tags, heuristicLimit: heuristicLimit
+        )
+    }
+
+    /// The freshness lifetime of a response whose `Date` value is `date`.
+    private static func lifetime(
+        status: Int, headers: Headers, control: CacheControl, date: Date, tags: [String: String], heuristicLimit: TimeInterval
+    ) -> TimeInterval {
         if let fixed = tags[AppCachePolicy.Tag.fixedLifetime].flatMap({ TimeInterval($0) }) { return fixed }
-        if let maxAge = CacheControl(headers).seconds("max-age") { return TimeInterval(maxAge) }
-        let date = dateValue(headers, responseDate: responseDate)
+        if let maxAge = control.seconds("max-age") { return TimeInterval(maxAge) }
         if let expires = headers.values(for: "Expires").first {
             guard let expiry = HTTPDate.parse(expires) else { return 0 }
             return max(0, expiry.timeIntervalSince(date))

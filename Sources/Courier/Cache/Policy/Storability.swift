@@ -56,8 +56,8 @@ enum Storability {
 
     /// The stored headers to serve without validation: fields that `no-cache="…"` names are
     /// removed (RFC 9111 §5.2.2.4).
-    static func servedHeaders(_ headers: Headers) -> Headers {
-        guard let names = CacheControl(headers).fieldNames("no-cache"), !names.isEmpty else { return headers }
+    static func servedHeaders(_ headers: Headers, control: CacheControl? = nil) -> Headers {
+        guard let names = (control ?? CacheControl(headers)).fieldNames("no-cache"), !names.isEmpty else { return headers }
         return Headers(headers.pairs.filter { !names.contains($0.0.lowercased()) })
     }
 

@@ -61,19 +61,21 @@ final class HTTPCache: Sendable {
             if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
             return try await fetch(lookup, entries: [], load: load)
         }
-        let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit)
+        // The stored response's Cache-Control, read once for the whole decision.
+        let control = CacheControl(entry.headers)
+        let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit, control: control)
         let decision = CacheDecision.decide(
             headers: entry.headers, tags: entry.tags, freshness: freshness, directives: lookup.directives,
-            policy: request.cachePolicy
+            policy: request.cachePolicy, control: control
         )
         switch decision {
         case .serve(let stale):
-            return serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache)
+            return serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control)
         case .serveStaleAndRevalidate:
             if !onlyIfCached {
                 background.start { [self] in _ = try? await self.revalidate(lookup, chosen: entry, entries: entries, load: load) }
             }
-            return serve(entry, to: request, age: freshness.age, source: .stale)
+            return serve(entry, to: request, age: freshness.age, source: .stale, control: control)
         case .validate:
             if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
             return try await revalidate(lookup, chosen: entry, entries: entries, load: load)
@@ -103,8 +105,11 @@ final class HTTPCache: Sendable {
 
     /// A stored response as delivered: with its current `Age`, without the fields a
     /// `no-cache="…"` names unless it was just validated, and without a body for HEAD.
-    func serve(_ entry: CacheEntry, to request: HTTPRequest, age: TimeInterval, source: Response.Source) -> Response {
-        var headers = source == .revalidated ? entry.headers : Storability.servedHeaders(entry.headers)
+    /// `control` is the entry's `Cache-Control`, when the caller has already read it.
+    func serve(
+        _ entry: CacheEntry, to request: HTTPRequest, age: TimeInterval, source: Response.Source, control: CacheControl? = nil
+    ) -> Response {
+        var headers = source == .revalidated ? entry.headers : Storability.servedHeaders(entry.headers, control: control)
         headers.set(name: "Age", value: String(Int(min(age, TimeInterval(CacheControl.maximumDeltaSeconds)).rounded(.down))))
         return Response(
             status: entry.status, reasonPhrase: entry.reasonPhrase, headers: headers,

@@ -14,17 +14,24 @@ import NIOPosix
 /// - A write goes to a temporary file beside the entry, is flushed to disk, then renamed into
 ///   place, and the folder is flushed too: a crash leaves the old entry or the new one, never
 ///   a mixture.
-/// - Each file carries its body's length and SHA-256, and a SHA-256 of its metadata, all
-///   checked on every read. A torn, truncated or altered file is a miss, and it is removed.
+/// - Each file carries its metadata's and body's lengths and a SHA-256 of both, checked on
+///   every read. A torn, truncated or altered file is a miss, and it is removed.
 /// - When the files pass ``maximumBytes``, the least recently stored or read entries are
 ///   removed until nine tenths of the limit remain. The order survives restarts: it is kept in
-///   the files' modification times.
+///   the files' modification times. (A read leaves the time as it is when this store's last
+///   store or read, less than a second before, was of that same file.)
 /// - Several stores, in one process or in several, may share one folder. Changes to the set
 ///   of files take an advisory lock (`flock`) on `FOLDER/lock`; reads take none and treat a
 ///   file removed under them as a miss.
 ///
-/// File work runs on NIO's blocking thread pool, never on the caller's executor.
+/// Reads of entries up to 64 KiB run on the caller's thread: opening, reading and checking a
+/// file of that size costs less than a hand-off to another thread. Every other file operation
+/// (larger reads, writes, removals, and anything that takes the lock) runs on NIO's blocking
+/// thread pool, never on the caller's executor.
 public struct DiskCacheStorage: CacheStorage {
+    /// The largest entry file read on the caller's thread.
+    static let inlineReadLimit = 64 * 1024
+
     /// 256 MiB, the default limit.
     public static let defaultMaximumBytes = 256 * 1024 * 1024
 
@@ -51,7 +58,8 @@ public struct DiskCacheStorage: CacheStorage {
     }
 
     public func entries(forKey key: String) async throws -> [CacheEntry] {
-        try await run { folder in try folder.entries(forKey: key) }
+        if let entries = try folder.entries(forKey: key, inlineLimit: Self.inlineReadLimit) { return entries }
+        return try await run { folder in try folder.entries(forKey: key) ?? [] }
     }
 
     public func store(_ entry: CacheEntry) async throws {

@@ -87,7 +87,13 @@ struct LRUEntries {
 
     /// Every entry for `key`, most recently stored first; each becomes the most recently used.
     mutating func entries(forKey key: String) -> [CacheEntry] {
-        let slots = variants(forKey: key).map { Slot(key: key, variant: $0) }
+        guard let variants = variantsByKey[key] else { return [] }
+        if variants.count == 1, let variant = variants.first {
+            let slot = Slot(key: key, variant: variant)
+            touch(slot)
+            return nodes[slot].map { [$0.entry] } ?? []
+        }
+        let slots = variants.map { Slot(key: key, variant: $0) }
         for slot in slots { touch(slot) }
         return slots.compactMap { nodes[$0] }.sorted { $0.stored > $1.stored }.map(\.entry)
     }

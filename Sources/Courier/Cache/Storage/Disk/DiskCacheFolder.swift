@@ -51,32 +51,53 @@ struct DiskCacheFolder: Sendable {
     // MARK: Reading
 
     /// Every intact variant of `key`, most recently stored first. Damaged files are removed.
-    func entries(forKey key: String) throws(CourierError) -> [CacheEntry] {
+    ///
+    /// With an `inlineLimit`, the call never waits for the folder's lock nor reads a large file:
+    /// it returns `nil` instead when a file is larger than `inlineLimit` bytes or damaged (its
+    /// removal takes the lock), and the caller asks again without a limit where it may block.
+    func entries(forKey key: String, inlineLimit: Int? = nil) throws(CourierError) -> [CacheEntry]? {
         let folder = keyPath(key)
         var found: [(entry: CacheEntry, stored: Int64)] = []
-        for name in Self.names(in: folder) where !name.hasPrefix(".") {
-            if let read = try read(folder + "/" + name, key: key) { found.append(read) }
+        for name in POSIXFiles.names(in: folder) where !name.hasPrefix(".") {
+            switch try read(folder + "/" + name, key: key, inlineLimit: inlineLimit) {
+            case .found(let entry, let stored): found.append((entry, stored))
+            case .missing: continue
+            case .deferred: return nil
+            }
         }
+        if found.count == 1 { return [found[0].entry] }
         return found.sorted { $0.stored > $1.stored }.map(\.entry)
     }
 
-    private func read(_ path: String, key: String) throws(CourierError) -> (entry: CacheEntry, stored: Int64)? {
+    private enum Read {
+        case found(CacheEntry, stored: Int64)
+        case missing
+        case deferred
+    }
+
+    private func read(_ path: String, key: String, inlineLimit: Int?) throws(CourierError) -> Read {
         let descriptor: Int32
         switch POSIXFiles.open(path, O_RDONLY) {
         case .opened(let opened): descriptor = opened
-        case .missing: return nil
+        case .missing: return .missing
         case .failed(let code): throw POSIXFiles.failure("read \(path)", code)
         }
         defer { close(descriptor) }
-        let file = POSIXFiles.readAll(descriptor, limit: maximumBytes)
-        guard let file, let decoded = DiskEntryFormat.decode(file), decoded.entry.key == key,
+        let status = FileStatus(descriptor: descriptor)
+        if let inlineLimit, let status, status.size > inlineLimit { return .deferred }
+        let file = status.flatMap { $0.size <= maximumBytes ? POSIXFiles.read(descriptor, count: Int($0.size)) : nil }
+        guard let status, let file, let decoded = DiskEntryFormat.decode(file), decoded.entry.key == key,
             path.hasSuffix(SHA256.hash(data: Data(decoded.entry.variant.utf8)).hexadecimal)
         else {
+            if inlineLimit != nil { return .deferred }
             try removeDamaged(path, descriptor: descriptor)
-            return nil
+            return .missing
         }
-        FileStatus.setTimes(descriptor, nanoseconds: clock.next())
-        return (decoded.entry, decoded.storedAt)
+        // The time records the use for eviction; a file that already carries the latest time
+        // this store handed out (nothing else was stored or read since), less than a second
+        // ago, keeps it.
+        if !clock.isLatest(status.modified) { FileStatus.setTimes(descriptor, nanoseconds: clock.next()) }
+        return .found(decoded.entry, stored: decoded.storedAt)
     }
 
     /// Removes the damaged file at `path` if it is still the one open on `descriptor`, and not
@@ -158,7 +179,7 @@ struct DiskCacheFolder: Sendable {
     /// The paths of every variant of `key`.
     func variantPaths(_ key: String) -> [String] {
         let folder = keyPath(key)
-        return Self.names(in: folder).filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
+        return POSIXFiles.names(in: folder).filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
     }
 
     /// The paths of every entry in the folder.
@@ -180,9 +201,9 @@ struct DiskCacheFolder: Sendable {
     func scan() -> [Found] {
         var found: [Found] = []
         let abandoned = Int64(Date().timeIntervalSince1970 * 1e9) - 3_600_000_000_000
-        for folder in Self.names(in: entriesPath) {
+        for folder in POSIXFiles.names(in: entriesPath) {
             let folderPath = entriesPath + "/" + folder
-            for name in Self.names(in: folderPath) {
+            for name in POSIXFiles.names(in: folderPath) {
                 let path = folderPath + "/" + name
                 guard let status = FileStatus(path: path), status.isRegularFile else { continue }
                 if name.hasPrefix(".") {
@@ -221,13 +242,9 @@ struct DiskCacheFolder: Sendable {
     func removeAll() throws(CourierError) {
         try remove(paths: allPaths())
         try POSIXFiles.withExclusiveLock(lockPath) { () throws(CourierError) in
-            for folder in Self.names(in: entriesPath) { _ = rmdir(entriesPath + "/" + folder) }
+            for folder in POSIXFiles.names(in: entriesPath) { _ = rmdir(entriesPath + "/" + folder) }
             evict()
         }
-    }
-
-    static func names(in folder: String) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     }
 }
 
@@ -242,5 +259,11 @@ final class StampClock: Sendable {
             last = max(now, last + 1)
             return last
         }
+    }
+
+    /// Whether `stamp` is the latest time handed out, and less than a second old.
+    func isLatest(_ stamp: Int64) -> Bool {
+        let now = Int64(Date().timeIntervalSince1970 * 1e9)
+        return last.withLockedValue { $0 == stamp } && now - stamp < 1_000_000_000
     }
 }

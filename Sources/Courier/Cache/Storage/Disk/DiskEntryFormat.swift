@@ -4,95 +4,100 @@ import Foundation
 /// The layout of one entry file of ``DiskCacheStorage``.
 ///
 /// ```
-/// magic "COURIER1"           8 bytes
+/// magic "COURIER2"          8 bytes
 /// metadata length           4 bytes, big-endian
 /// body length               8 bytes, big-endian
-/// SHA-256 of the above and the metadata   32 bytes
-/// metadata                  JSON (key, variant, status, headers, dates, tags, body length and SHA-256)
+/// SHA-256                   32 bytes, of the 20 bytes above, the metadata and the body
+/// metadata                  binary (see EntryMetadataWriter)
 /// body
 /// ```
 ///
-/// A file is accepted only when its size is exactly what the lengths say, the metadata hashes
-/// to the stored digest, the body length agrees with the metadata and the body hashes to the
-/// metadata's SHA-256: a torn, truncated, extended or altered file fails one of these checks.
+/// A file is accepted only when its size is exactly what the lengths say, everything but the
+/// digest hashes to the digest, and the metadata reads to its last byte: a torn, truncated,
+/// extended or altered file fails one of these checks. Files of the earlier JSON layout
+/// (``JSONLayout``) are still read.
 enum DiskEntryFormat {
-    static let magic = Data("COURIER1".utf8)
+    static let magic: [UInt8] = Array("COURIER2".utf8)
     static let prefixLength = 8 + 4 + 8 + 32
-
-    /// What an entry file keeps besides the body.
-    struct Metadata: Codable {
-        var key: String
-        var variant: String
-        var status: Int
-        var reasonPhrase: String
-        var headers: Headers
-        var requestDate: Date
-        var responseDate: Date
-        /// When the entry was stored, in nanoseconds since 1970: orders the variants of a key.
-        var storedAt: Int64
-        var tags: [String: String]
-        var bodyLength: Int
-        var bodySHA256: String
-    }
 
     /// The file contents for `entry`, stored at `storedAt` (nanoseconds since 1970).
     static func encode(_ entry: CacheEntry, storedAt: Int64) throws(CourierError) -> Data {
-        let metadata = Metadata(
-            key: entry.key, variant: entry.variant, status: entry.status, reasonPhrase: entry.reasonPhrase,
-            headers: entry.headers, requestDate: entry.requestDate, responseDate: entry.responseDate,
-            storedAt: storedAt, tags: entry.tags, bodyLength: entry.body.count,
-            bodySHA256: SHA256.hash(data: entry.body).hexadecimal
-        )
-        let json: Data
-        do {
-            json = try JSONEncoder().encode(metadata)
-        } catch {
-            throw CourierError(.cacheStorageFailed, "The cache entry for \(entry.key) could not be encoded for the disk cache: \(error).", underlyingError: error)
+        var writer = EntryMetadataWriter()
+        writer.integer(UInt64(bitPattern: storedAt))
+        writer.integer(UInt64(bitPattern: Int64(entry.status)))
+        writer.integer(entry.requestDate.timeIntervalSinceReferenceDate.bitPattern)
+        writer.integer(entry.responseDate.timeIntervalSinceReferenceDate.bitPattern)
+        for text in [entry.key, entry.variant, entry.reasonPhrase] { writer.string(text) }
+        writer.integer(UInt32(entry.headers.count))
+        for field in entry.headers {
+            writer.string(field.name)
+            writer.string(field.value)
         }
-        var head = magic
-        head.append(bigEndian: UInt32(json.count))
-        head.append(bigEndian: UInt64(entry.body.count))
-        var file = head
-        file.append(contentsOf: digest(head: head, metadata: json))
-        file.append(json)
+        writer.integer(UInt32(entry.tags.count))
+        for (name, value) in entry.tags.sorted(by: { $0.key < $1.key }) {
+            writer.string(name)
+            writer.string(value)
+        }
+        let metadata = writer.bytes
+        guard metadata.count <= Int(UInt32.max) else {
+            throw CourierError(.cacheStorageFailed, "The cache entry for \(entry.key) has header fields too large for the disk cache.")
+        }
+        var file = Data(capacity: prefixLength + metadata.count + entry.body.count)
+        file.append(contentsOf: magic)
+        file.append(bigEndian: UInt32(metadata.count))
+        file.append(bigEndian: UInt64(entry.body.count))
+        var hasher = SHA256()
+        hasher.update(data: file)
+        hasher.update(data: metadata)
+        hasher.update(data: entry.body)
+        file.append(contentsOf: hasher.finalize())
+        file.append(contentsOf: metadata)
         file.append(entry.body)
         return file
     }
 
     /// The entry and when it was stored, or `nil` when `file` is damaged in any way.
     static func decode(_ file: Data) -> (entry: CacheEntry, storedAt: Int64)? {
-        let bytes = [UInt8](file)
-        guard bytes.count >= prefixLength, bytes[0..<8].elementsEqual(magic) else { return nil }
-        let metadataLength = Int(bytes[8..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        let bodyLength64 = bytes[12..<20].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        file.withUnsafeBytes { bytes in
+            guard bytes.count >= prefixLength else { return nil }
+            if bytes.starts(with: magic) { return decode(bytes) }
+            if bytes.starts(with: JSONLayout.magic) { return JSONLayout.decode(file) }
+            return nil
+        }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> (entry: CacheEntry, storedAt: Int64)? {
+        let metadataLength = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian)
+        let bodyLength64 = bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self).bigEndian
         guard bodyLength64 <= UInt64(bytes.count) else { return nil }
         let bodyLength = Int(bodyLength64)
         guard bytes.count == prefixLength + metadataLength + bodyLength else { return nil }
-        let json = Data(bytes[prefixLength..<(prefixLength + metadataLength)])
-        guard digest(head: Data(bytes[0..<20]), metadata: json).elementsEqual(bytes[20..<52]) else { return nil }
-        guard let metadata = try? JSONDecoder().decode(Metadata.self, from: json), metadata.bodyLength == bodyLength else {
-            return nil
-        }
-        let body = Data(bytes[(prefixLength + metadataLength)...])
-        guard SHA256.hash(data: body).hexadecimal == metadata.bodySHA256 else { return nil }
-        let entry = CacheEntry(
-            key: metadata.key, variant: metadata.variant, status: metadata.status, reasonPhrase: metadata.reasonPhrase,
-            headers: metadata.headers, body: body, requestDate: metadata.requestDate, responseDate: metadata.responseDate,
-            tags: metadata.tags
-        )
-        return (entry, metadata.storedAt)
-    }
-
-    private static func digest(head: Data, metadata: Data) -> SHA256.Digest {
+        let metadata = UnsafeRawBufferPointer(rebasing: bytes[prefixLength..<(prefixLength + metadataLength)])
+        let body = UnsafeRawBufferPointer(rebasing: bytes[(prefixLength + metadataLength)...])
         var hasher = SHA256()
-        hasher.update(data: head)
-        hasher.update(data: metadata)
-        return hasher.finalize()
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: bytes[0..<20]))
+        hasher.update(bufferPointer: metadata)
+        hasher.update(bufferPointer: body)
+        guard hasher.finalize().elementsEqual(bytes[20..<prefixLength]) else { return nil }
+        var reader = EntryMetadataReader(bytes: metadata)
+        guard let storedAt = reader.integer(UInt64.self).map({ Int64(bitPattern: $0) }),
+            let status = reader.integer(UInt64.self).flatMap({ Int(exactly: Int64(bitPattern: $0)) }),
+            let requestDate = reader.integer(UInt64.self).map({ Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }),
+            let responseDate = reader.integer(UInt64.self).map({ Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }),
+            let key = reader.string(), let variant = reader.string(), let reasonPhrase = reader.string(),
+            let fields = reader.pairs(), let tags = reader.pairs(), reader.isAtEnd
+        else { return nil }
+        let entry = CacheEntry(
+            key: key, variant: variant, status: status, reasonPhrase: reasonPhrase, headers: Headers(fields),
+            body: Data(body), requestDate: requestDate, responseDate: responseDate,
+            tags: Dictionary(tags, uniquingKeysWith: { first, _ in first })
+        )
+        return (entry, storedAt)
     }
 }
 
 extension Data {
-    fileprivate mutating func append<Integer: FixedWidthInteger>(bigEndian value: Integer) {
+    mutating func append<Integer: FixedWidthInteger>(bigEndian value: Integer) {
         Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
     }
 }

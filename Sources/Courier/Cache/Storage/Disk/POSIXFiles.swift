@@ -57,7 +57,12 @@ enum POSIXFiles {
     /// when the file is larger than `limit`.
     static func readAll(_ descriptor: Int32, limit: Int) -> Data? {
         guard let status = FileStatus(descriptor: descriptor), status.size <= limit else { return nil }
-        var data = Data(count: Int(status.size))
+        return read(descriptor, count: Int(status.size))
+    }
+
+    /// Reads `count` bytes from `descriptor`; `nil` on failure or when the file ends before.
+    static func read(_ descriptor: Int32, count: Int) -> Data? {
+        var data = Data(count: count)
         let complete = data.withUnsafeMutableBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
@@ -69,6 +74,20 @@ enum POSIXFiles {
             return true
         }
         return complete ? data : nil
+    }
+
+    /// The names in the folder at `path`, without `.` and `..`; empty when it cannot be read.
+    static func names(in path: String) -> [String] {
+        guard let folder = opendir(path) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let item = readdir(folder) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// Flushes the directory at `path` to stable storage, so that names created, renamed or

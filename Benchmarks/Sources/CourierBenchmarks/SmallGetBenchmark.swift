@@ -73,7 +73,7 @@ struct SmallGetBenchmark {
             let request = Request<Data>(path: target)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
-                    let executor: EventLoopExecutor? = contender == .courierOnLoop ? EventLoopExecutor(raw.eventLoopGroup.any()) : nil
+                    let executor = contender == .courierOnLoop ? courier.makeTaskExecutor() : nil
                     group.addTask(executorPreference: executor) {
                         for _ in 0..<perWorker {
                             let body = try await courier.send(request)

@@ -14,7 +14,7 @@ struct SmallGetBenchmark {
         case ahcFutures = "AsyncHTTPClient (EventLoopFuture)"
         case ahcAsync = "AsyncHTTPClient (async/await)"
         case courier = "Courier"
-        case courierOnLoop = "Courier (caller on an event loop)"
+        case courierOnLoop = "Courier (on makeTaskExecutor())"
         case courierBatch = "Courier (one Batch of all requests)"
         case transportOnly = "Courier transport alone"
     }
@@ -140,5 +140,11 @@ struct SmallGetBenchmark {
         let leanestRaw = min(cpu[.ahcFutures]!, cpu[.ahcAsync]!)
         print("  Courier / faster raw API, throughput: \(String(format: "%.2f", courier / bestRaw))×  (target ≥ 0.90)")
         print("  leaner raw API CPU / Courier CPU:     \(String(format: "%.2f", leanestRaw / cpu[.courier]!))×  (1.00 = same cost per request)")
+        // Like for like: each raw API against Courier driven the same way (the EventLoopFuture
+        // API runs its callers on the event loops; Client.makeTaskExecutor() does that for Courier).
+        print("  Courier / async/await API, throughput: \(String(format: "%.2f", courier / async))×")
+        if let onLoop = rps[.courierOnLoop] {
+            print("  Courier on its event loops / EventLoopFuture API, throughput: \(String(format: "%.2f", onLoop / futures))×")
+        }
     }
 }

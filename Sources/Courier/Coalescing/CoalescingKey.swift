@@ -19,6 +19,9 @@ struct CoalescingKey: Hashable, Sendable {
     private let maximumBodySize: Int
     private let timeout: Duration?
     private let sensitiveHeaders: Set<String>
+    /// The fields' hash, computed once: a key is hashed when its flight starts and again when
+    /// it lands.
+    private let hash: Int
 
     /// The key of `request`, or `nil` when it may not share a flight: a method other than GET
     /// or HEAD, a body, or ``HTTPRequest/allowsCoalescing`` turned off.
@@ -32,5 +35,17 @@ struct CoalescingKey: Hashable, Sendable {
         maximumBodySize = request.maximumBodySize
         timeout = request.timeout
         sensitiveHeaders = request.sensitiveHeaders
+        var hasher = Hasher()
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(headers)
+        hasher.combine(maximumBodySize)
+        hasher.combine(timeout)
+        hasher.combine(sensitiveHeaders)
+        hash = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hash)
     }
 }

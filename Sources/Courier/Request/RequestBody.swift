@@ -25,6 +25,9 @@ public struct RequestBody: Sendable {
     var bufferGauge: BufferGauge?
     /// Told of every piece the transport takes, when someone watches the upload.
     var progressReporter: ProgressReporter?
+    /// The parts of a multipart body, for a transport that can send its files without reading
+    /// them into memory; the stream produces the same bytes.
+    var multipartSegments: [MultipartSegment]?
 
     init(content: Content, contentType: String?, length: Int64?) {
         self.content = content

@@ -79,7 +79,7 @@ final class MultipartReader: Sendable {
         if state.file == nil {
             let opened = try FileSnapshot.open(url)
             state.file = opened
-            guard opened.1.size == size else { throw changed(url, expected: size, found: opened.1.size) }
+            guard opened.1.size == size else { throw Self.changed(url, expected: size, found: opened.1.size) }
         }
         let (handle, snapshot) = state.file!
         let wanted = Int(min(Int64(room), size - state.offset))
@@ -92,7 +92,7 @@ final class MultipartReader: Sendable {
                 throw CourierError(.invalidBody, "The file \(url.path) could not be read while it was sent: \(error).", underlyingError: error)
             }
             guard let piece, !piece.isEmpty else {
-                throw changed(url, expected: size, found: FileSnapshot(of: handle)?.size ?? state.offset)
+                throw Self.changed(url, expected: size, found: FileSnapshot(of: handle)?.size ?? state.offset)
             }
             gauge?.didRead(piece.count)
             if chunk.isEmpty { chunk = piece } else { chunk.append(piece) }
@@ -103,12 +103,13 @@ final class MultipartReader: Sendable {
             let now = FileSnapshot(of: handle)
             try? handle.close()
             state.file = nil
-            guard let now, now == snapshot else { throw changed(url, expected: size, found: now?.size) }
+            guard let now, now == snapshot else { throw Self.changed(url, expected: size, found: now?.size) }
         }
         return count
     }
 
-    private func changed(_ url: URL, expected: Int64, found: Int64?) -> CourierError {
+    /// The error for a file that no longer matches what was measured.
+    static func changed(_ url: URL, expected: Int64, found: Int64?) -> CourierError {
         let detail = found.map { found in found == expected ? "its contents were rewritten" : "\(expected) bytes were measured, \(found) found" } ?? "it could no longer be examined"
         return CourierError(
             .invalidBody,

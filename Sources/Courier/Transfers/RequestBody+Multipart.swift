@@ -4,7 +4,8 @@ extension RequestBody {
     /// A `multipart/form-data` body (RFC 7578) from a form, streamed as it is sent.
     ///
     /// The files are measured now, so that the body's length (its `Content-Length`) is known
-    /// before anything is sent; they are read 64 KiB at a time while the request is sent, and
+    /// before anything is sent; they are read piece by piece while the request is sent (over
+    /// plain HTTP the built-in transport has the kernel send them straight from the file), and
     /// again from the start when a redirect or a retry sends the body again. A file that
     /// changes while it is sent ends the request with ``CourierError/Kind/invalidBody``, so a
     /// server never receives a mix of old and new bytes.
@@ -20,6 +21,7 @@ extension RequestBody {
             return AsyncThrowingStream(unfolding: { try reader.next() })
         }
         body.bufferGauge = gauge
+        body.multipartSegments = segments
         return body
     }
 }

@@ -10,14 +10,17 @@ extension AsyncHTTPClientTransport {
         body: (StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let start = ContinuousClock.now
-        let ahcRequest = try makeRequest(request)
+        let (ahcRequest, regions) = try makeRequest(request)
         let handoff = BodyHandoff()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let task = client.execute(
-            request: ahcRequest, delegate: StreamingDelegate(handoff: handoff), eventLoop: affinity.preference(),
+            request: ahcRequest, delegate: StreamingDelegate(handoff: handoff, regions: regions), eventLoop: affinity.preference(),
             deadline: nioDeadline, logger: logger
         )
-        task.futureResult.whenComplete { handoff.end($0) }
+        task.futureResult.whenComplete { outcome in
+            regions?.close()
+            handoff.end(outcome)
+        }
         let url = request.url
         let timeout = request.timeout
         return try await withTaskCancellationHandler {
@@ -62,8 +65,16 @@ extension AsyncHTTPClientTransport {
 private final class StreamingDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
     let handoff: BodyHandoff
+    let regions: SentRegions?
 
-    init(handoff: BodyHandoff) { self.handoff = handoff }
+    init(handoff: BodyHandoff, regions: SentRegions?) {
+        self.handoff = handoff
+        self.regions = regions
+    }
+
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        regions?.didSend(part)
+    }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         handoff.receive(head)

@@ -69,13 +69,14 @@ public final class AsyncHTTPClientTransport: Transport {
 
     public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
         let start = ContinuousClock.now
-        let ahcRequest = try makeRequest(request)
-        let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url)
+        let (ahcRequest, regions) = try makeRequest(request)
+        let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url, regions: regions)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let task = client.execute(
             request: ahcRequest, delegate: delegate, eventLoop: affinity.preference(),
             deadline: nioDeadline, logger: logger
         )
+        if let regions { task.futureResult.whenComplete { _ in regions.close() } }
         var collected: CollectedResponse
         do {
             collected = try await withTaskCancellationHandler {
@@ -108,52 +109,77 @@ public final class AsyncHTTPClientTransport: Transport {
         try await client.shutdown()
     }
 
-    func makeRequest(_ request: HTTPRequest) throws(CourierError) -> HTTPClient.Request {
+    /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
+    /// the body goes out as file regions.
+    func makeRequest(_ request: HTTPRequest) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
         // Inside a tunnel, only the origin would read it: a proxy's credentials never go there.
         if proxy != nil { headers.remove(name: "Proxy-Authorization") }
         var body: HTTPClient.Body?
+        var regions: SentRegions?
         if let requestBody = request.body {
             if !requestBody.isStreamed, let data = requestBody.bytes {
                 body = .bytes(data)
+            } else if let segments = requestBody.multipartSegments, sendsFileRegions(to: request.url) {
+                let sent = SentRegions()
+                regions = sent
+                let parts = FileRegionBody(segments: segments, reporter: requestBody.progressReporter, length: requestBody.length, sent: sent)
+                body = streamed(length: requestBody.length) { writer, loop in try await parts.write(to: writer, on: loop) }
             } else {
                 // Each piece is taken from the body only once the previous one is written
                 // (or queued while the connection is writable), so a body read from disk
                 // never piles up in memory.
-                let group = client.eventLoopGroup
-                body = .stream(contentLength: requestBody.length) { writer in
-                    // The request's own loop calls this closure: completing the body there
-                    // keeps the end of the body in order behind its last piece.
-                    let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
-                    let promise = loop.makePromise(of: Void.self)
-                    promise.completeWithTask {
-                        // The body is read one piece ahead: a body that fails its own checks at
-                        // the end (a file that changed while it was read) fails before its last
-                        // piece is written, so the server never receives a complete-looking
-                        // body; and the end is signalled right behind the last piece.
-                        var pieces = requestBody.chunks().makeAsyncIterator()
-                        var current = try await pieces.next()
-                        while let piece = current {
-                            let following = try await pieces.next()
-                            let written = writer.write(.byteBuffer(ByteBuffer(bytes: piece)))
-                            guard following != nil else { return }
-                            try await written.get()
-                            current = following
-                        }
+                body = streamed(length: requestBody.length) { writer, _ in
+                    // The body is read one piece ahead: a body that fails its own checks at
+                    // the end (a file that changed while it was read) fails before its last
+                    // piece is written, so the server never receives a complete-looking
+                    // body; and the end is signalled right behind the last piece.
+                    var pieces = requestBody.chunks().makeAsyncIterator()
+                    var current = try await pieces.next()
+                    while let piece = current {
+                        let following = try await pieces.next()
+                        let written = writer.write(.byteBuffer(ByteBuffer(bytes: piece)))
+                        guard following != nil else { return }
+                        try await written.get()
+                        current = following
                     }
-                    return promise.futureResult
                 }
             }
         }
         do {
-            return try HTTPClient.Request(
+            let built = try HTTPClient.Request(
                 url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: body
             )
+            return (built, regions)
         } catch {
             throw AsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
         }
+    }
+
+    /// A body of `length` bytes (if known) that `send` writes from a task; it ends when `send`
+    /// returns, and fails when it throws.
+    private func streamed(
+        length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> Void
+    ) -> HTTPClient.Body {
+        let group = client.eventLoopGroup
+        return .stream(contentLength: length) { writer in
+            // The request's own loop calls this closure: completing the body there
+            // keeps the end of the body in order behind its last piece.
+            let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
+            let promise = loop.makePromise(of: Void.self)
+            promise.completeWithTask { try await send(writer, loop) }
+            return promise.futureResult
+        }
+    }
+
+    /// Whether a multipart body's files go to `url` as file regions, which the kernel sends
+    /// straight from the file (`sendfile`): only on a plain-text connection straight to the
+    /// server. TLS must encrypt every byte in memory, and connections through a proxy keep the
+    /// byte path.
+    func sendsFileRegions(to url: URL) -> Bool {
+        proxy == nil && url.scheme?.lowercased() == "http"
     }
 
     /// ``map(_:url:timeout:)``, with connection failures blamed on the proxy when the
@@ -262,10 +288,16 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked S
     private var head: HTTPResponseHead?
     private var firstByte: ContinuousClock.Instant = .now
     private var body: ByteBuffer?
+    private let regions: SentRegions?
 
-    init(limit: Int, url: URL) {
+    init(limit: Int, url: URL, regions: SentRegions?) {
         self.limit = limit
         self.url = url
+        self.regions = regions
+    }
+
+    func didSendRequestPart(task: HTTPClient.Task<CollectedResponse>, _ part: IOData) {
+        regions?.didSend(part)
     }
 
     func didReceiveHead(task: HTTPClient.Task<CollectedResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

@@ -59,11 +59,11 @@ struct LargeUploadTests {
 
                     #expect(report.bytes == body.length)
                     #expect(report.crc32 == expected.value)
-                    // Memory: the body never held more than one 64 KiB piece read from disk
-                    // that the transport had not taken yet.
+                    // Memory: over plain HTTP the file goes from the page cache to the socket
+                    // (sendfile), so the body reads none of it into memory; the byte path's own
+                    // bound is checked where it is used (MultipartReaderTests, the TLS upload).
                     let gauge = try #require(body.bufferGauge)
-                    #expect(gauge.highWaterMark <= MultipartReader.chunkSize)
-                    #expect(gauge.highWaterMark > 0)
+                    #expect(gauge.highWaterMark == 0)
 
                     let values = callbacks.values
                     let chunks = Int((body.length! + 65_535) / 65_536)

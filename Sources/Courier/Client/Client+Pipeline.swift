@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 
 extension Client {
     /// Runs one request through its whole life: build, start, pipeline, validate, finish.
-    func perform<Result>(
+    nonisolated(nonsending) func perform<Result>(
         id: RequestID,
         state: NIOLockedValueBox<RequestState>?,
         validators: [ResponseValidator],
@@ -57,7 +57,7 @@ extension Client {
         }
     }
 
-    func perform<Value>(
+    nonisolated(nonsending) func perform<Value>(
         _ request: Request<Value>, id: RequestID, state: NIOLockedValueBox<RequestState>?, decodes: Bool = true,
         progress: ProgressReporter? = nil
     ) async throws -> (value: Value?, response: Response) {
@@ -80,7 +80,7 @@ extension Client {
     }
 
     /// Runs the pipeline, and again after a retryable failure, as `policy` allows.
-    private func attempt(_ request: HTTPRequest, policy: RetryPolicy, start: ContinuousClock.Instant) async throws -> Response {
+    nonisolated(nonsending) private func attempt(_ request: HTTPRequest, policy: RetryPolicy, start: ContinuousClock.Instant) async throws -> Response {
         guard policy.maximumAttempts > 1 else { return try await run(request, from: 0) }
         var retries = RetryStateMachine(policy: policy)
         let repeatable = request.method.isIdempotent || request.headers.contains("Idempotency-Key")
@@ -112,7 +112,7 @@ extension Client {
     }
 
     /// Runs interceptor `index` and the rest after it; past the last one, the exchange.
-    private func run(_ request: HTTPRequest, from index: Int) async throws -> Response {
+    nonisolated(nonsending) private func run(_ request: HTTPRequest, from index: Int) async throws -> Response {
         let interceptors = configuration.interceptors
         guard index < interceptors.count else { return try await exchange(request) }
         return try await interceptors[index].intercept(request) { next in
@@ -122,7 +122,7 @@ extension Client {
 
     /// Answers a request from the cache where it may, and otherwise from the network (see
     /// ``HTTPCache``). The cache sits before the scheduler: a hit never waits for a slot.
-    func exchange(_ request: HTTPRequest) async throws -> Response {
+    nonisolated(nonsending) func exchange(_ request: HTTPRequest) async throws -> Response {
         guard let cache else {
             if request.cachePolicy == .onlyIfCached {
                 // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
@@ -156,7 +156,7 @@ extension Client {
 
     /// Loads a request from the network; identical GET and HEAD requests in flight at the same
     /// time share one exchange (see ``ClientConfiguration/coalescesRequests``).
-    func load(_ request: HTTPRequest) async throws -> Response {
+    nonisolated(nonsending) func load(_ request: HTTPRequest) async throws -> Response {
         guard configuration.coalescesRequests, let key = CoalescingKey(request) else { return try await transfer(request) }
         var response = try await coalescer.response(for: key) { try await self.transfer(request) }
         if response.redirects.isEmpty { response.request = request }
@@ -167,7 +167,7 @@ extension Client {
     /// its own URL, and each response's cookies are stored. The authenticator works on each hop while
     /// the chain stays on its first origin; once it left, it adds no credentials and answers no
     /// challenge, like the redirect rule that removes credential headers for the rest of the chain.
-    private func transfer(_ request: HTTPRequest) async throws -> Response {
+    nonisolated(nonsending) private func transfer(_ request: HTTPRequest) async throws -> Response {
         let deadline = request.timeout.map { ContinuousClock.now + $0 }
         var redirects = RedirectStateMachine(policy: configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()
@@ -207,7 +207,7 @@ extension Client {
 
     /// Checks a request's method and headers for the wire, then waits for its scheduler slot;
     /// returns the origin the slot was taken for.
-    func admit(_ request: HTTPRequest) async throws -> String {
+    nonisolated(nonsending) func admit(_ request: HTTPRequest) async throws -> String {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
         let origin = RedirectStateMachine.origin(of: request.url)

@@ -45,7 +45,7 @@ final class Scheduler: Sendable {
 
     /// Waits for a slot for `host`; throws `CancellationError` when the task is cancelled
     /// while waiting.
-    func acquire(host: String, priority: RequestPriority, request: RequestID) async throws {
+    nonisolated(nonsending) func acquire(host: String, priority: RequestPriority, request: RequestID) async throws {
         let (ticket, startsNow, activity) = locked.withLockedValue { locked in
             locked.nextTicket += 1
             let ticket = locked.nextTicket

@@ -47,6 +47,10 @@ public struct ClientConfiguration: Sendable {
     public var maximumConcurrentRequests: Int
     /// The most requests in flight to one origin (scheme, host, port) at once; 6 by default.
     /// With ``adaptiveConcurrency``, the upper bound of each origin's adaptive limit.
+    ///
+    /// Keep it at or below ``maximumConnectionsPerHost``: requests in flight beyond the number of
+    /// connections wait inside the transport for a free one, and one that waits longer than the
+    /// connect timeout fails with ``CourierError/Kind/timeout``.
     public var maximumConcurrentRequestsPerHost: Int
     /// Adapts each origin's limit to its latency and errors, up to
     /// ``maximumConcurrentRequestsPerHost``; `nil`, the default, keeps every origin's limit at

@@ -5,9 +5,16 @@ struct Options {
     var requests = 5_000
     var rounds = 5
     var concurrencies = [1, 16]
-    /// Run only contenders whose name contains this text, or, written `=NAME`, the one named
-    /// exactly so (for profiling one of them).
-    var only: String?
+    /// Run only the contenders each of these selects: a name that contains the text, or,
+    /// written `=NAME`, the one named exactly so (for profiling one of them). Comma-separated
+    /// on the command line.
+    var only: [String]?
+
+    /// Whether `name` is selected by ``only``.
+    func selects(_ name: String) -> Bool {
+        guard let only else { return true }
+        return only.contains { $0.hasPrefix("=") ? name == $0.dropFirst() : name.contains($0) }
+    }
     /// The size of the transfer benchmark's file, in MiB.
     var megabytes = 1_024
     /// The `courier` executable the transfer benchmark runs: by default the one built beside
@@ -22,7 +29,7 @@ struct Options {
             case "--requests": requests = Int(value) ?? requests; index += 1
             case "--rounds": rounds = Int(value) ?? rounds; index += 1
             case "--concurrency": concurrencies = value.split(separator: ",").compactMap { Int($0) }; index += 1
-            case "--only": only = value; index += 1
+            case "--only": only = value.split(separator: ",").map(String.init); index += 1
             case "--size-mib": megabytes = Int(value) ?? megabytes; index += 1
             case "--courier": courier = value; index += 1
             default: break

@@ -17,21 +17,29 @@ struct OverheadBenchmark {
 
     func run() async throws {
         print("\nCourier's own work per request (in-memory transport, \(requests) requests, median of \(rounds)):")
-        for coalesces in [true, false] {
+        for (coalesces, tasks) in [(true, 1), (false, 1), (false, 16)] {
             var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!)
             configuration.coalescesRequests = coalesces
+            configuration.maximumConcurrentRequestsPerHost = tasks
             let client = Client(configuration: configuration, transport: MemoryTransport())
             let request = Request<Data>(path: "/bytes/100")
             var samples: [Sample] = []
             for round in 0...rounds {
                 let sample = try await measure(requests: requests) {
-                    for _ in 0..<requests { _ = try await client.send(request) }
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for _ in 0..<tasks {
+                            group.addTask {
+                                for _ in 0..<requests / tasks { _ = try await client.send(request) }
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
                 }
                 if round > 0 { samples.append(sample) }
             }
             try await client.shutdown()
             let cost = String(format: "%.2f", median(samples.map(\.cpuMicrosecondsPerRequest)))
-            print("  coalescing \(coalesces ? "on " : "off"): CPU µs/request \(cost)")
+            print("  coalescing \(coalesces ? "on " : "off"), \(tasks) task\(tasks == 1 ? "" : "s") at once: CPU µs/request \(cost)")
         }
     }
 }

@@ -35,8 +35,11 @@ struct SmallGetBenchmark {
             let courier = Client(configuration: courierConfiguration)
 
             var samples: [Contender: [Sample]] = [:]
+            let contenders = Contender.allCases.filter { options.selects($0.rawValue) }
             for round in 0...options.rounds {  // round 0 warms up every contender
-                for contender in Contender.allCases where options.only.map({ $0.hasPrefix("=") ? contender.rawValue == $0.dropFirst() : contender.rawValue.contains($0) }) ?? true {
+                // Odd rounds run the contenders in reverse order, so that none always runs
+                // right after the same other one, or always first while the machine settles.
+                for contender in round % 2 == 1 ? contenders.reversed() : contenders {
                     let sample = try await measure(requests: options.requests) {
                         try await drive(contender, raw: raw, courier: courier, concurrency: concurrency)
                     }
@@ -135,16 +138,28 @@ struct SmallGetBenchmark {
             let name = contender.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0)
             print("  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))")
         }
-        guard let futures = rps[.ahcFutures], let async = rps[.ahcAsync], let courier = rps[.courier] else { return }
-        let bestRaw = max(futures, async)
-        let leanestRaw = min(cpu[.ahcFutures]!, cpu[.ahcAsync]!)
-        print("  Courier / faster raw API, throughput: \(String(format: "%.2f", courier / bestRaw))×  (target ≥ 0.90)")
-        print("  leaner raw API CPU / Courier CPU:     \(String(format: "%.2f", leanestRaw / cpu[.courier]!))×  (1.00 = same cost per request)")
+        guard let futures = rps[.ahcFutures], let async = rps[.ahcAsync], rps[.courier] != nil else { return }
+        let fasterRaw: Contender = futures >= async ? .ahcFutures : .ahcAsync
+        let leanerRaw: Contender = cpu[.ahcFutures]! <= cpu[.ahcAsync]! ? .ahcFutures : .ahcAsync
+        // Each ratio is taken within a round, between runs seconds apart, then the
+        // median of the rounds' ratios is reported: drift in the machine's load cancels out.
+        func ratio(_ contender: Contender, _ peer: Contender, _ value: (Sample) -> Double) -> String {
+            guard let mine = samples[contender], let theirs = samples[peer] else { return "-" }
+            let ratios = zip(mine, theirs).map { value($0) / value($1) }
+            let list = ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
+            return String(format: "%.2f", median(ratios)) + "×  (rounds: \(list))"
+        }
+        print("  median of the rounds' ratios:")
+        print("  Courier / faster raw API, throughput:  \(ratio(.courier, fasterRaw) { $0.requestsPerSecond })  target ≥ 0.90")
+        print("  leaner raw API CPU / Courier CPU:      \(ratio(.courier, leanerRaw) { 1 / $0.cpuMicrosecondsPerRequest })")
         // Like for like: each raw API against Courier driven the same way (the EventLoopFuture
         // API runs its callers on the event loops; Client.makeTaskExecutor() does that for Courier).
-        print("  Courier / async/await API, throughput: \(String(format: "%.2f", courier / async))×")
-        if let onLoop = rps[.courierOnLoop] {
-            print("  Courier on its event loops / EventLoopFuture API, throughput: \(String(format: "%.2f", onLoop / futures))×")
+        print("  Courier / async/await API, throughput: \(ratio(.courier, .ahcAsync) { $0.requestsPerSecond })")
+        if samples[.courierOnLoop] != nil {
+            print("  Courier on its event loops / EventLoopFuture API, throughput: \(ratio(.courierOnLoop, .ahcFutures) { $0.requestsPerSecond })")
+        }
+        if samples[.transportOnly] != nil {
+            print("  Courier / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")
         }
     }
 }

@@ -128,7 +128,9 @@ public struct ClientConfiguration: Sendable {
 public struct Timeouts: Sendable, Hashable {
     /// How long to wait for a connection; 10 seconds by default.
     public var connect: Duration
-    /// How long a connection may stay silent while a response is awaited; 60 seconds by default.
+    /// How long the server may stay silent once a request is sent, before its response starts
+    /// and between the parts of its body; 60 seconds by default (see
+    /// ``TransportConfiguration/readTimeout``).
     public var read: Duration?
     /// How long a whole request may take, redirects included; no limit by default. A request's
     /// own ``Request/timeout`` takes precedence.

@@ -12,12 +12,18 @@ extension AsyncHTTPClientTransport {
         let start = ContinuousClock.now
         let (ahcRequest, regions) = try makeRequest(request)
         let handoff = BodyHandoff()
+        let watch = watchdogs?.makeWatch()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let task = client.execute(
-            request: ahcRequest, delegate: StreamingDelegate(handoff: handoff, regions: regions), eventLoop: affinity.preference(),
-            deadline: nioDeadline, logger: logger
+            request: ahcRequest, delegate: StreamingDelegate(handoff: handoff, regions: regions, watch: watch),
+            eventLoop: affinity.preference(), deadline: nioDeadline, logger: logger
         )
+        let watchdog = watchdogs?.on(task.eventLoop)
+        if let watch, let watchdog {
+            watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
+        }
         task.futureResult.whenComplete { outcome in
+            if let watch { watchdog?.end(watch) }
             regions?.close()
             handoff.end(outcome)
         }
@@ -66,23 +72,35 @@ private final class StreamingDelegate: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
     let handoff: BodyHandoff
     let regions: SentRegions?
+    let watch: ReadWatchdog.Watch?
 
-    init(handoff: BodyHandoff, regions: SentRegions?) {
+    init(handoff: BodyHandoff, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
         self.handoff = handoff
         self.regions = regions
+        self.watch = watch
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         regions?.didSend(part)
     }
 
+    func didSendRequest(task: HTTPClient.Task<Void>) {
+        watch?.requestSent()
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        watch?.heard()
         handoff.receive(head)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        handoff.offer(buffer, on: task.eventLoop)
+        let taken = handoff.offer(buffer, on: task.eventLoop)
+        guard let watch else { return taken }
+        // Nothing more is read until the reader takes this part: the silence is the reader's.
+        watch.pause()
+        taken.whenComplete { _ in watch.resume() }
+        return taken
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}

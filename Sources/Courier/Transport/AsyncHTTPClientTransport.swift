@@ -21,15 +21,16 @@ public final class AsyncHTTPClientTransport: Transport {
     let affinity = LoopAffinity(group: MultiThreadedEventLoopGroup.singleton)
     /// The proxy connections are tunnelled through, if any.
     let proxy: Proxy?
+    /// Enforce the read timeout, if there is one.
+    let watchdogs: ReadWatchdogs?
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(
-                connect: .nanoseconds(configuration.connectTimeout.nanoseconds),
-                read: configuration.readTimeout.map { .nanoseconds($0.nanoseconds) }
-            )
+            // The read timeout is the watchdog's (see ReadWatchdog): AsyncHTTPClient's costs
+            // three timers per response.
+            timeout: .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds), read: nil)
         )
         settings.connectionPool = .init(
             idleTimeout: .nanoseconds(configuration.idleConnectionTimeout.nanoseconds),
@@ -50,6 +51,7 @@ public final class AsyncHTTPClientTransport: Transport {
             )
         }
         self.proxy = configuration.proxy
+        self.watchdogs = configuration.readTimeout.map { ReadWatchdogs(timeout: $0, group: MultiThreadedEventLoopGroup.singleton) }
         // With no tracer bootstrapped, AsyncHTTPClient would still open a no-op span, and
         // format its name, for every request; a real tracer is kept.
         if InstrumentationSystem.tracer is NoOpTracer {
@@ -70,13 +72,20 @@ public final class AsyncHTTPClientTransport: Transport {
     public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
         let start = ContinuousClock.now
         let (ahcRequest, regions) = try makeRequest(request)
-        let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url, regions: regions)
+        let watch = watchdogs?.makeWatch()
+        let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url, regions: regions, watch: watch)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let task = client.execute(
             request: ahcRequest, delegate: delegate, eventLoop: affinity.preference(),
             deadline: nioDeadline, logger: logger
         )
         if let regions { task.futureResult.whenComplete { _ in regions.close() } }
+        // The response is delivered on the task's loop, so the read timeout is checked there.
+        let watchdog = watchdogs?.on(task.eventLoop)
+        if let watch, let watchdog {
+            watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
+        }
+        defer { if let watch { watchdog?.end(watch) } }
         var collected: CollectedResponse
         do {
             collected = try await withTaskCancellationHandler {
@@ -289,18 +298,25 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked S
     private var firstByte: ContinuousClock.Instant = .now
     private var body: ByteBuffer?
     private let regions: SentRegions?
+    private let watch: ReadWatchdog.Watch?
 
-    init(limit: Int, url: URL, regions: SentRegions?) {
+    init(limit: Int, url: URL, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
         self.limit = limit
         self.url = url
         self.regions = regions
+        self.watch = watch
     }
 
     func didSendRequestPart(task: HTTPClient.Task<CollectedResponse>, _ part: IOData) {
         regions?.didSend(part)
     }
 
+    func didSendRequest(task: HTTPClient.Task<CollectedResponse>) {
+        watch?.requestSent()
+    }
+
     func didReceiveHead(task: HTTPClient.Task<CollectedResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        watch?.heard()
         self.head = head
         self.firstByte = .now
         if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit,
@@ -312,6 +328,7 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked S
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<CollectedResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        watch?.heard()
         var buffer = buffer
         if body == nil {
             guard buffer.readableBytes <= limit else { return task.eventLoop.makeFailedFuture(tooLarge()) }

@@ -2,7 +2,10 @@
 public struct TransportConfiguration: Sendable, Hashable {
     /// How long to wait for a connection (and TLS handshake).
     public var connectTimeout: Duration
-    /// How long the connection may stay silent while a response is awaited or read.
+    /// How long the server may stay silent once the request is sent: before the response
+    /// starts, and between its parts. It is checked a tenth of it apart (at least 5 ms apart,
+    /// at most 1 s), so a silent exchange fails up to that much later. While a streamed body's
+    /// reader holds a part it has not taken, nothing more is read and the clock stops.
     public var readTimeout: Duration?
     /// Whether and how far compressed bodies are inflated.
     public var decompression: Decompression

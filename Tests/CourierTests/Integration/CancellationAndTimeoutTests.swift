@@ -89,3 +89,53 @@ struct CancellationAndTimeoutTests {
         }
     }
 }
+
+@Suite("Read timeout against the in-process server")
+struct ReadTimeoutIntegrationTests {
+    @Test func aBodyThatKeepsComingOutlastsTheReadTimeout() async throws {
+        // Fourteen bytes 500 ms apart under a 5 s read timeout: the server paces the body over
+        // 6.5 s or more, longer than the timeout, but is never silent for a tenth as long (a
+        // margin for a machine loaded by the rest of the suite).
+        try await withServer { server in
+            try await withClient(server, configure: { $0.timeouts.read = .seconds(5) }) { client in
+                let body = try await client.send(Request<Data>(path: "/drip?numbytes=14&duration=7"))
+                #expect(body == Data(repeating: UInt8(ascii: "*"), count: 14))
+            }
+        }
+    }
+
+    @Test func aServerThatFallsSilentMidBodyTimesOut() async throws {
+        // The head and a first byte arrive at once; the next byte would come 5 s later.
+        try await withServer { server in
+            try await withClient(server, configure: { $0.timeouts.read = .milliseconds(300) }) { client in
+                let error = await courierError { _ = try await client.send(Request<Data>(path: "/drip?numbytes=2&duration=10")) }
+                #expect(error?.kind == .timeout)
+                #expect(error?.description.contains("read timeout") == true)
+            }
+        }
+    }
+
+    @Test func aSlowStreamingReaderIsNotBlamedOnTheServer() async throws {
+        // The server sends 1 MiB at once; the reader holds its first piece for four read
+        // timeouts (or longer, on a loaded machine) before taking the rest. Nothing more is read meanwhile, and that silence is
+        // the reader's own.
+        try await withServer { server in
+            var settings = TransportConfiguration()
+            settings.readTimeout = .seconds(2)
+            let transport = AsyncHTTPClientTransport(configuration: settings)
+            do {
+                let received = try await transport.stream(HTTPRequest(method: .get, url: server.url("/bytes/1048576")), deadline: nil) { response in
+                    var iterator = response.body.makeAsyncIterator()
+                    var count = try await iterator.next()?.count ?? 0
+                    try await Task.sleep(for: .seconds(8))
+                    while let piece = try await iterator.next() { count += piece.count }
+                    return count
+                }
+                #expect(received == 1_048_576)
+            } catch {
+                Issue.record("the stream failed: \(error)")
+            }
+            try await transport.shutdown()
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import NIOConcurrencyHelpers
+import NIOPosix
+import Testing
+
+@testable import Courier
+
+/// The read-timeout watchdog on a clock the tests move by hand: a 10-second timeout, so that
+/// its own ticks (one a second) never decide anything before the test's own checks do.
+@Suite("Read watchdog")
+struct ReadWatchdogTests {
+    let time = NIOLockedValueBox<UInt64>(1_000_000_000)
+    let watchdog: ReadWatchdog
+
+    init() {
+        let time = self.time
+        watchdog = ReadWatchdog(
+            timeout: .seconds(10), loop: MultiThreadedEventLoopGroup.singleton.next(),
+            clock: .init { time.withLockedValue { $0 } }
+        )
+    }
+
+    func advance(_ seconds: Double) {
+        time.withLockedValue { $0 += UInt64(seconds * 1e9) }
+    }
+
+    /// Moves the clock on by `seconds`, then lets the watchdog look.
+    func check(after seconds: Double) {
+        advance(seconds)
+        watchdog.check()
+    }
+
+    /// Starts watching a new exchange; the returned box counts how often it was failed.
+    func watched() -> (ReadWatchdog.Watch, NIOLockedValueBox<Int>) {
+        let watch = watchdog.makeWatch()
+        let failures = NIOLockedValueBox(0)
+        watchdog.start(watch) { failures.withLockedValue { $0 += 1 } }
+        return (watch, failures)
+    }
+
+    @Test func aSilentExchangeFailsOnceAtTheTimeout() {
+        let (watch, failures) = watched()
+        watch.requestSent()
+        check(after: 9.9)
+        #expect(failures.withLockedValue { $0 } == 0)
+        check(after: 0.1)
+        #expect(failures.withLockedValue { $0 } == 1)
+        // A failed exchange is no longer watched.
+        check(after: 30)
+        #expect(failures.withLockedValue { $0 } == 1)
+    }
+
+    @Test func theClockDoesNotRunBeforeTheRequestIsSent() {
+        let (watch, failures) = watched()
+        watch.heard()  // an early part of the response does not start it either
+        check(after: 60)
+        #expect(failures.withLockedValue { $0 } == 0)
+        watch.requestSent()
+        check(after: 10)
+        #expect(failures.withLockedValue { $0 } == 1)
+    }
+
+    @Test func eachPartOfTheResponseRestartsTheClock() {
+        let (watch, failures) = watched()
+        watch.requestSent()
+        for _ in 0..<10 {  // 90 seconds in all, never 10 of silence
+            advance(9)
+            watch.heard()
+            watchdog.check()
+        }
+        #expect(failures.withLockedValue { $0 } == 0)
+        check(after: 10)
+        #expect(failures.withLockedValue { $0 } == 1)
+    }
+
+    @Test func aPausedClockNeverExpiresAndRunsAgainOnResume() {
+        let (watch, failures) = watched()
+        watch.requestSent()
+        advance(5)
+        watch.pause()
+        check(after: 60)
+        watch.heard()  // nothing arrives while paused, and a stray part does not restart it
+        check(after: 60)
+        #expect(failures.withLockedValue { $0 } == 0)
+        watch.resume()  // a full timeout again from here
+        check(after: 9.9)
+        #expect(failures.withLockedValue { $0 } == 0)
+        check(after: 0.1)
+        #expect(failures.withLockedValue { $0 } == 1)
+    }
+
+    @Test func resumingBeforeTheRequestIsSentDoesNotStartTheClock() {
+        let (watch, failures) = watched()
+        watch.pause()
+        watch.resume()
+        check(after: 60)
+        #expect(failures.withLockedValue { $0 } == 0)
+    }
+
+    @Test func anEndedExchangeIsNeverFailed() {
+        let (watch, failures) = watched()
+        watch.requestSent()
+        watchdog.end(watch)
+        check(after: 60)
+        #expect(failures.withLockedValue { $0 } == 0)
+    }
+
+    @Test func onlyTheSilentExchangeOfSeveralFails() {
+        let (quiet, quietFailures) = watched()
+        let (busy, busyFailures) = watched()
+        quiet.requestSent()
+        busy.requestSent()
+        advance(6)
+        busy.heard()
+        check(after: 6)
+        #expect(quietFailures.withLockedValue { $0 } == 1)
+        #expect(busyFailures.withLockedValue { $0 } == 0)
+    }
+}
+
+/// The watchdog's own ticks on the real clock.
+@Suite("Read watchdog ticks")
+struct ReadWatchdogTickTests {
+    @Test func ticksFailASilentExchangeAndStartAgainAfterFallingIdle() async {
+        let watchdog = ReadWatchdog(timeout: .milliseconds(50), loop: MultiThreadedEventLoopGroup.singleton.next())
+        let first = watchdog.makeWatch()
+        let failures = NIOLockedValueBox(0)
+        watchdog.start(first) { failures.withLockedValue { $0 += 1 } }
+        first.requestSent()
+        #expect(await eventually { failures.withLockedValue { $0 } == 1 })
+        // Nothing is watched now, so the ticks stop; a new exchange starts them again.
+        try? await Task.sleep(for: .milliseconds(100))
+        let second = watchdog.makeWatch()
+        watchdog.start(second) { failures.withLockedValue { $0 += 1 } }
+        second.requestSent()
+        #expect(await eventually { failures.withLockedValue { $0 } == 2 })
+    }
+}

@@ -70,12 +70,13 @@ extension Client {
         let state = NIOLockedValueBox(RequestState.ready)
         let progress = ProgressReporter(callback: request.uploadProgress)
         let task = Task {
-            defer { progress.finish() }
             do {
                 let value = try await self.perform(request, id: id, state: state, progress: progress).value!
+                progress.finish(succeeded: true)
                 completion(id, .success(value))
                 return value
             } catch {
+                progress.finish()
                 completion(id, .failure(error))
                 throw error
             }

@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 /// and for any number of async sequences.
 ///
 /// A transfer that starts again (a redirect or a retry sending the body again) starts again
-/// from zero. ``finish()`` ends the sequences when the request is over.
+/// from zero. ``finish(succeeded:)`` ends the sequences when the request is over.
 final class ProgressReporter: Sendable {
     private struct State: Sendable {
         var throttle = ProgressThrottle()
@@ -46,13 +46,26 @@ final class ProgressReporter: Sendable {
         update(isFinal: true) { _ in }
     }
 
-    /// The request is over: every sequence ends after the values it holds.
-    func finish() {
-        let subscribers = state.withLockedValue { state in
+    /// The request is over: every sequence ends after the values it holds, and later reports
+    /// are dropped.
+    ///
+    /// A request that `succeeded` handed its body to the connection in full; the report of its
+    /// last bytes may still be on its way from the task that wrote them, so a body of known
+    /// length is reported complete here, once, if it was not yet.
+    func finish(succeeded: Bool = false) {
+        let (last, subscribers) = state.withLockedValue { state -> (TransferProgress?, [AsyncStream<TransferProgress>.Continuation]) in
+            var last: TransferProgress?
+            if succeeded, !state.isFinished, let total = state.current.totalBytes, state.latest?.completedBytes != total {
+                state.current.completedBytes = total
+                state.latest = state.current
+                last = state.current
+                for subscriber in state.subscribers.values { subscriber.yield(state.current) }
+            }
             state.isFinished = true
             defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
+            return (last, Array(state.subscribers.values))
         }
+        if let last { callback?(last) }
         for subscriber in subscribers { subscriber.finish() }
     }
 
@@ -79,14 +92,16 @@ final class ProgressReporter: Sendable {
 
     private func update(isFinal: Bool, _ change: (inout State) -> Void) {
         let instant = now()
-        let delivery = state.withLockedValue { state -> (TransferProgress, [AsyncStream<TransferProgress>.Continuation])? in
+        let delivery = state.withLockedValue { state -> TransferProgress? in
+            guard !state.isFinished else { return nil }
             change(&state)
             guard state.throttle.admits(state.current, at: instant, isFinal: isFinal) else { return nil }
             state.latest = state.current
-            return (state.current, Array(state.subscribers.values))
+            // Under the lock, so that no value lands after the sequences were finished.
+            for subscriber in state.subscribers.values { subscriber.yield(state.current) }
+            return state.current
         }
-        guard let (progress, subscribers) = delivery else { return }
-        callback?(progress)
-        for subscriber in subscribers { subscriber.yield(progress) }
+        guard let delivery else { return }
+        callback?(delivery)
     }
 }

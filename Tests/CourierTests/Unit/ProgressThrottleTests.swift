@@ -94,6 +94,36 @@ struct ProgressThrottleTests {
         #expect(afterwards == [progress(300, of: 300)])
     }
 
+    @Test("a request that succeeded ends its body's progress complete, and later reports are dropped")
+    func lateReportOfTheLastBytes() async {
+        let calls = NIOLockedValueBox<[TransferProgress]>([])
+        let reporter = ProgressReporter(callback: { value in calls.withLockedValue { $0.append(value) } })
+        let updates = reporter.updates()
+        reporter.begin(total: 300)
+        reporter.advance(by: 252)
+        // The response arrived before the task that wrote the last 48 bytes reported them.
+        reporter.finish(succeeded: true)
+        reporter.advance(by: 48)
+        reporter.end()
+        let expected = [progress(0, of: 300), progress(252, of: 300), progress(300, of: 300)]
+        #expect(calls.withLockedValue { $0 } == expected)
+        var seen: [TransferProgress] = []
+        for await value in updates { seen.append(value) }
+        #expect(seen == expected)
+    }
+
+    @Test("a failed request's progress stays where it was")
+    func failedRequestKeepsItsProgress() async {
+        let reporter = ProgressReporter()
+        let updates = reporter.updates()
+        reporter.begin(total: 300)
+        reporter.advance(by: 252)
+        reporter.finish()
+        var seen: [TransferProgress] = []
+        for await value in updates { seen.append(value) }
+        #expect(seen == [progress(0, of: 300), progress(252, of: 300)])
+    }
+
     @Test("fraction completed, completeness and description")
     func values() {
         #expect(progress(250).fractionCompleted == 0.25)

@@ -7,8 +7,10 @@ extension Client {
     /// A task that sends many requests one after another, such as a worker draining a list,
     /// spends less time handing itself between threads when it runs there: each response
     /// resumes it on the thread that received it, and its next request starts on that thread.
-    /// Keep work that blocks or computes for long off these executors; they also carry every
-    /// connection's I/O.
+    /// Its requests go over connections of its own loop, kept apart from those of callers
+    /// elsewhere and limited by ``ClientConfiguration/maximumConnectionsPerHost`` on their
+    /// own. Keep work that blocks or computes for long off these executors; they also carry
+    /// every connection's I/O.
     ///
     /// ```swift
     /// let executor = client.makeTaskExecutor()

@@ -33,7 +33,9 @@ public struct ClientConfiguration: Sendable {
     public var redirectPolicy: RedirectPolicy
     /// Whether gzip and deflate bodies are inflated, and within which ratio.
     public var decompression: Decompression
-    /// Connections kept per host by the default transport.
+    /// Connections kept per host by the default transport; 8 by default. Tasks running on an
+    /// event loop (see ``Client/makeTaskExecutor()``) use connections of that loop, up to as
+    /// many again per loop.
     public var maximumConnectionsPerHost: Int
     /// The logger; silent unless you pass one.
     public var logger: Logger

@@ -14,9 +14,10 @@ extension AsyncHTTPClientTransport {
         let handoff = BodyHandoff()
         let watch = watchdogs?.makeWatch()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
+        let (client, preference) = clients.client()
         let task = client.execute(
             request: ahcRequest, delegate: StreamingDelegate(handoff: handoff, regions: regions, watch: watch),
-            eventLoop: affinity.preference(), deadline: nioDeadline, logger: logger
+            eventLoop: preference, deadline: nioDeadline, logger: logger
         )
         let watchdog = watchdogs?.on(task.eventLoop)
         if let watch, let watchdog {

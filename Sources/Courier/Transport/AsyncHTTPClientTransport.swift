@@ -16,9 +16,8 @@ import Tracing
 /// the request's limit, and inflates gzip and deflate bodies within a ratio limit. Redirects are
 /// not followed here: the client follows them, so that its credential rules apply.
 public final class AsyncHTTPClientTransport: Transport {
-    let client: HTTPClient
+    let clients: LoopClients
     let logger: Logger
-    let affinity = LoopAffinity(group: MultiThreadedEventLoopGroup.singleton)
     /// The proxy connections are tunnelled through, if any.
     let proxy: Proxy?
     /// Enforce the read timeout, if there is one.
@@ -61,11 +60,7 @@ public final class AsyncHTTPClientTransport: Transport {
         // AsyncHTTPClient's trace lines print whole message heads, credentials and cookies
         // included; it gets the logger at debug level at most, so no secret reaches a log.
         if logger.logLevel < .debug { logger.logLevel = .debug }
-        self.client = HTTPClient(
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            configuration: settings,
-            backgroundActivityLogger: logger
-        )
+        self.clients = LoopClients(configuration: settings, logger: logger)
         self.logger = logger
     }
 
@@ -75,8 +70,9 @@ public final class AsyncHTTPClientTransport: Transport {
         let watch = watchdogs?.makeWatch()
         let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url, regions: regions, watch: watch)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
+        let (client, preference) = clients.client()
         let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: affinity.preference(),
+            request: ahcRequest, delegate: delegate, eventLoop: preference,
             deadline: nioDeadline, logger: logger
         )
         if let regions { task.futureResult.whenComplete { _ in regions.close() } }
@@ -115,7 +111,7 @@ public final class AsyncHTTPClientTransport: Transport {
     }
 
     public func shutdown() async throws {
-        try await client.shutdown()
+        try await clients.shutdown()
     }
 
     /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
@@ -172,7 +168,7 @@ public final class AsyncHTTPClientTransport: Transport {
     private func streamed(
         length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> Void
     ) -> HTTPClient.Body {
-        let group = client.eventLoopGroup
+        let group = clients.shared.eventLoopGroup
         return .stream(contentLength: length) { writer in
             // The request's own loop calls this closure: completing the body there
             // keeps the end of the body in order behind its last piece.

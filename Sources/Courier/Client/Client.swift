@@ -1,5 +1,5 @@
+import Atomics
 import Foundation
-import NIOConcurrencyHelpers
 
 /// Sends requests: joins paths to the base URL, runs the interceptors, follows redirects
 /// safely, validates and decodes responses.
@@ -22,7 +22,8 @@ public final class Client: Sendable {
     let coalescer = Coalescer()
     let urls = URLMemo()
     private let ownsTransport: Bool
-    private let isShutDown = NIOLockedValueBox(false)
+    /// Read by every request without a lock.
+    private let isShutDown = ManagedAtomic(false)
 
     /// Creates a client with the default transport, which it owns and shuts down in
     /// ``shutdown()``: AsyncHTTPClient, and Courier's own verified connections for https hosts
@@ -80,11 +81,7 @@ public final class Client: Sendable {
     /// Requests sent afterwards fail with ``CourierError/Kind/clientShutdown``. Calling it
     /// twice is harmless.
     public func shutdown() async throws {
-        let first = isShutDown.withLockedValue { done in
-            defer { done = true }
-            return !done
-        }
-        guard first else { return }
+        guard isShutDown.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         await cache?.background.waitForAll()
         guard ownsTransport else { return }
         try await transport.shutdown()
@@ -118,7 +115,7 @@ public final class Client: Sendable {
     }
 
     func checkNotShutDown() throws(CourierError) {
-        if isShutDown.withLockedValue({ $0 }) {
+        if isShutDown.load(ordering: .acquiring) {
             throw CourierError(.clientShutdown, "The client was shut down; create a new one to send requests.")
         }
     }

@@ -9,10 +9,30 @@ import NIOConcurrencyHelpers
 /// pure function of its inputs, so a remembered URL is the URL it would build again. Inputs
 /// that fail are not remembered: they fail again, with the same error.
 final class URLMemo: Sendable {
-    private struct Key: Hashable {
+    /// What a URL was built from.
+    private struct Inputs: Hashable {
         var base: String?
         var path: String
         var query: [String?]
+    }
+
+    /// The inputs and their hash, computed once, before the lock is taken.
+    private struct Key: Hashable {
+        let inputs: Inputs
+        let hash: Int
+
+        init(_ inputs: Inputs) {
+            self.inputs = inputs
+            hash = inputs.hashValue
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.inputs == rhs.inputs
+        }
     }
 
     /// How many URLs are kept; when full, the memo starts over.
@@ -29,7 +49,7 @@ final class URLMemo: Sendable {
             query.append(value)
         }
         let baseString = base.map { $0.absoluteString }
-        let key = Key(base: baseString, path: path, query: query)
+        let key = Key(Inputs(base: baseString, path: path, query: query))
         if let known = urls.withLockedValue({ $0[key] }) { return known }
         let url = try URLBuilder.url(path: path, baseString: baseString, queryPairs: queryPairs)
         urls.withLockedValue { urls in

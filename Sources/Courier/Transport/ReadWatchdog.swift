@@ -21,14 +21,20 @@ import NIOCore
 /// hears and the check, and never makes an exchange look silent.
 final class ReadWatchdog: Sendable {
     /// One exchange's clock.
-    final class Watch: Sendable {
-        /// When the server was last heard from, in `NIODeadline` nanoseconds; 0 while the clock
-        /// is stopped.
-        fileprivate let since = ManagedAtomic<UInt64>(0)
-        /// Whether the request has been sent in full, after which the clock runs.
-        private let running = ManagedAtomic<Bool>(false)
-        fileprivate let failure = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+    ///
+    /// Its delegate's callbacks, which move the clock, all run on one event loop, one at a
+    /// time; the watchdog only reads it.
+    final class Watch: @unchecked Sendable {
+        /// ``unsent`` until the request has been sent in full, ``paused`` while the reader
+        /// holds a part, and otherwise when the server was last heard from (see ``Clock``).
+        fileprivate let state = ManagedAtomic<UInt64>(Watch.unsent)
+        /// What fails the exchange. Written once by ``ReadWatchdog/start(_:failing:)`` before
+        /// it takes the registry's lock, and read by ``ReadWatchdog/check()`` after taking it.
+        fileprivate var failure: (@Sendable () -> Void)?
         private let clock: Clock
+
+        fileprivate static let unsent: UInt64 = 0
+        fileprivate static let paused: UInt64 = 1
 
         fileprivate init(clock: Clock) {
             self.clock = clock
@@ -36,26 +42,32 @@ final class ReadWatchdog: Sendable {
 
         /// The request has been sent in full: the clock starts.
         func requestSent() {
-            running.store(true, ordering: .relaxed)
-            since.store(clock.now(), ordering: .relaxed)
+            state.store(clock.now(), ordering: .relaxed)
         }
 
         /// The server sent something: restarts the clock if it runs.
         func heard() {
-            guard since.load(ordering: .relaxed) != 0 else { return }
-            since.store(clock.now(), ordering: .relaxed)
+            guard state.load(ordering: .relaxed) > Watch.paused else { return }
+            state.store(clock.now(), ordering: .relaxed)
         }
 
         /// Stops the clock while the reader holds a part: the connection is silent because
         /// nothing more is read, not because the server stalls.
         func pause() {
-            since.store(0, ordering: .relaxed)
+            guard state.load(ordering: .relaxed) != Watch.unsent else { return }
+            state.store(Watch.paused, ordering: .relaxed)
         }
 
         /// The reader took the part it held: the clock starts again if the request was sent.
         func resume() {
-            guard running.load(ordering: .relaxed) else { return }
-            since.store(clock.now(), ordering: .relaxed)
+            guard state.load(ordering: .relaxed) != Watch.unsent else { return }
+            state.store(clock.now(), ordering: .relaxed)
+        }
+
+        /// When the clock started last, if it runs.
+        fileprivate var since: UInt64? {
+            let value = state.load(ordering: .relaxed)
+            return value > Watch.paused ? value : nil
         }
     }
 
@@ -67,8 +79,8 @@ final class ReadWatchdog: Sendable {
         /// The event loops' clock.
         static let uptime = Clock { NIODeadline.now().uptimeNanoseconds }
 
-        /// Never 0, which marks a stopped clock.
-        func now() -> UInt64 { max(1, read()) }
+        /// Never 0 or 1, which mark a clock that does not run.
+        func now() -> UInt64 { max(2, read()) }
     }
 
     private struct Registry {
@@ -98,7 +110,7 @@ final class ReadWatchdog: Sendable {
 
     /// Watches `watch` until ``end(_:)``; `fail` is called once if it stays silent too long.
     func start(_ watch: Watch, failing fail: @escaping @Sendable () -> Void) {
-        watch.failure.withLockedValue { $0 = fail }
+        watch.failure = fail
         let startsTicking = registry.withLockedValue { registry in
             registry.watches[ObjectIdentifier(watch)] = watch
             defer { registry.ticking = true }
@@ -136,8 +148,7 @@ final class ReadWatchdog: Sendable {
         let expired: [Watch] = registry.withLockedValue { registry in
             var expired: [Watch] = []
             for (key, watch) in registry.watches {
-                let since = watch.since.load(ordering: .relaxed)
-                if since != 0, now > since, now - since >= timeout {
+                if let since = watch.since, now > since, now - since >= timeout {
                     expired.append(watch)
                     registry.watches[key] = nil
                 }
@@ -145,7 +156,7 @@ final class ReadWatchdog: Sendable {
             return expired
         }
         for watch in expired {
-            watch.failure.withLockedValue { $0 }?()
+            watch.failure?()
         }
     }
 }

@@ -69,7 +69,7 @@ extension AsyncHTTPClientTransport {
 /// Passes a response from AsyncHTTPClient to its reader.
 ///
 /// AsyncHTTPClient calls a delegate on the request's event loop, one call at a time.
-private final class StreamingDelegate: HTTPClientResponseDelegate, Sendable {
+private final class StreamingDelegate: SendReporting, Sendable {
     typealias Response = Void
     let handoff: BodyHandoff
     let regions: SentRegions?
@@ -79,14 +79,6 @@ private final class StreamingDelegate: HTTPClientResponseDelegate, Sendable {
         self.handoff = handoff
         self.regions = regions
         self.watch = watch
-    }
-
-    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
-        regions?.didSend(part)
-    }
-
-    func didSendRequest(task: HTTPClient.Task<Void>) {
-        watch?.requestSent()
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

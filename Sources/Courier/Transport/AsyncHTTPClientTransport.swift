@@ -285,7 +285,7 @@ private struct CollectedResponse: Sendable {
 ///
 /// AsyncHTTPClient calls a delegate only on the event loop of its request, one call at a
 /// time, so its mutable state is confined to that loop.
-private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
+private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     typealias Response = CollectedResponse
 
     private let limit: Int
@@ -293,22 +293,14 @@ private final class CollectingDelegate: HTTPClientResponseDelegate, @unchecked S
     private var head: HTTPResponseHead?
     private var firstByte: ContinuousClock.Instant = .now
     private var body: ByteBuffer?
-    private let regions: SentRegions?
-    private let watch: ReadWatchdog.Watch?
+    let regions: SentRegions?
+    let watch: ReadWatchdog.Watch?
 
     init(limit: Int, url: URL, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
         self.limit = limit
         self.url = url
         self.regions = regions
         self.watch = watch
-    }
-
-    func didSendRequestPart(task: HTTPClient.Task<CollectedResponse>, _ part: IOData) {
-        regions?.didSend(part)
-    }
-
-    func didSendRequest(task: HTTPClient.Task<CollectedResponse>) {
-        watch?.requestSent()
     }
 
     func didReceiveHead(task: HTTPClient.Task<CollectedResponse>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

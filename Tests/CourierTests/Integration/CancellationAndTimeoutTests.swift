@@ -139,3 +139,19 @@ struct ReadTimeoutIntegrationTests {
         }
     }
 }
+
+@Suite("Read timeout of streamed responses")
+struct StreamedReadTimeoutTests {
+    @Test func aStreamedResponseFromASilentServerTimesOut() async throws {
+        try await withServer { server in
+            var settings = TransportConfiguration()
+            settings.readTimeout = .milliseconds(300)
+            let transport = AsyncHTTPClientTransport(configuration: settings)
+            let error = await courierError {
+                _ = try await transport.stream(HTTPRequest(method: .get, url: server.url("/delay/5")), deadline: nil) { $0.head.status }
+            }
+            #expect(error?.kind == .timeout)
+            try await transport.shutdown()
+        }
+    }
+}

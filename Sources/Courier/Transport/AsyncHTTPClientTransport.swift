@@ -20,7 +20,7 @@ public final class AsyncHTTPClientTransport: Transport {
     let logger: Logger
     /// The proxy connections are tunnelled through, if any.
     let proxy: Proxy?
-    /// Enforce the read timeout, if there is one.
+    /// The watchdogs that enforce the read timeout, if there is one.
     let watchdogs: ReadWatchdogs?
 
     /// Creates a transport with its own connection pool on the shared event loops.

@@ -138,9 +138,6 @@ struct SmallGetBenchmark {
             let name = contender.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0)
             print("  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))")
         }
-        guard let futures = rps[.ahcFutures], let async = rps[.ahcAsync], rps[.courier] != nil else { return }
-        let fasterRaw: Contender = futures >= async ? .ahcFutures : .ahcAsync
-        let leanerRaw: Contender = cpu[.ahcFutures]! <= cpu[.ahcAsync]! ? .ahcFutures : .ahcAsync
         // Each ratio is taken within a round, between runs seconds apart, then the
         // median of the rounds' ratios is reported: drift in the machine's load cancels out.
         func ratio(_ contender: Contender, _ peer: Contender, _ value: (Sample) -> Double) -> String {
@@ -150,13 +147,18 @@ struct SmallGetBenchmark {
             return String(format: "%.2f", median(ratios)) + "×  (rounds: \(list))"
         }
         print("  median of the rounds' ratios:")
-        print("  Courier / faster raw API, throughput:  \(ratio(.courier, fasterRaw) { $0.requestsPerSecond })  target ≥ 0.90")
-        print("  leaner raw API CPU / Courier CPU:      \(ratio(.courier, leanerRaw) { 1 / $0.cpuMicrosecondsPerRequest })")
+        if let futures = rps[.ahcFutures], let async = rps[.ahcAsync], samples[.courier] != nil {
+            let fasterRaw: Contender = futures >= async ? .ahcFutures : .ahcAsync
+            let leanerRaw: Contender = cpu[.ahcFutures]! <= cpu[.ahcAsync]! ? .ahcFutures : .ahcAsync
+            print("  Courier / faster raw API, throughput:  \(ratio(.courier, fasterRaw) { $0.requestsPerSecond })  target ≥ 0.90")
+            print("  leaner raw API CPU / Courier CPU:      \(ratio(.courier, leanerRaw) { 1 / $0.cpuMicrosecondsPerRequest })")
+        }
         // Like for like: each raw API against Courier driven the same way (the EventLoopFuture
         // API runs its callers on the event loops; Client.makeTaskExecutor() does that for Courier).
         print("  Courier / async/await API, throughput: \(ratio(.courier, .ahcAsync) { $0.requestsPerSecond })")
         if samples[.courierOnLoop] != nil {
             print("  Courier on its event loops / EventLoopFuture API, throughput: \(ratio(.courierOnLoop, .ahcFutures) { $0.requestsPerSecond })")
+            print("  EventLoopFuture API CPU / Courier on its event loops CPU: \(ratio(.courierOnLoop, .ahcFutures) { 1 / $0.cpuMicrosecondsPerRequest })")
         }
         if samples[.transportOnly] != nil {
             print("  Courier / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")

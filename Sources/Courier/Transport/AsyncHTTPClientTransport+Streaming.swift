@@ -14,16 +14,17 @@ extension AsyncHTTPClientTransport {
         let handoff = BodyHandoff()
         let watch = watchdogs?.makeWatch()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        let (client, preference) = clients.client()
-        let task = client.execute(
+        let route = clients.route(to: request.url)
+        let task = route.client.execute(
             request: ahcRequest, delegate: StreamingDelegate(handoff: handoff, regions: regions, watch: watch),
-            eventLoop: preference, deadline: nioDeadline, logger: logger
+            eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
         let watchdog = watchdogs?.on(task.eventLoop)
         if let watch, let watchdog {
             watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
         }
-        task.futureResult.whenComplete { outcome in
+        task.futureResult.whenComplete { [clients] outcome in
+            clients.release(route)
             if let watch { watchdog?.end(watch) }
             regions?.close()
             handoff.end(outcome)

@@ -70,25 +70,13 @@ public final class AsyncHTTPClientTransport: Transport {
         let watch = watchdogs?.makeWatch()
         let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url, regions: regions, watch: watch)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        let (client, preference) = clients.client()
-        let task = client.execute(
-            request: ahcRequest, delegate: delegate, eventLoop: preference,
-            deadline: nioDeadline, logger: logger
-        )
-        if let regions { task.futureResult.whenComplete { _ in regions.close() } }
-        // The response is delivered on the task's loop, so the read timeout is checked there.
-        let watchdog = watchdogs?.on(task.eventLoop)
-        if let watch, let watchdog {
-            watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
-        }
-        defer { if let watch { watchdog?.end(watch) } }
-        var collected: CollectedResponse
+        let route = clients.route(to: request.url)
+        defer { clients.release(route) }
+        let collected: CollectedResponse
         do {
-            collected = try await withTaskCancellationHandler {
-                try await task.futureResult.get()
-            } onCancel: {
-                task.cancel()
-            }
+            collected = try await exchange(
+                ahcRequest, delegate: delegate, route: route, deadline: nioDeadline, watch: watch, regions: regions
+            )
         } catch let error as HTTPClientError where error == .requestStreamCancelled && delegate.earlyResponse != nil {
             // A 3xx-or-later response that ended before the request body did (a redirect or a
             // rejection sent as soon as the body was read) is a response, not a failure.

@@ -1,28 +1,45 @@
 import AsyncHTTPClient
+import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// The AsyncHTTPClient instances of one transport: one on all the shared event loops, for
-/// callers anywhere else, and one per loop for callers that run on that loop, made when the
-/// first of them sends.
+/// The AsyncHTTPClient instances of one transport, and the event loop each request is sent
+/// on: one instance on all the shared event loops, for callers anywhere else, and one per
+/// loop for callers that run on that loop, made when the first of them sends.
 ///
 /// AsyncHTTPClient runs a request's callbacks on the loop the request names, and hops there
 /// from the loop that owns the connection whenever the two differ: a cross-thread wake-up for
-/// the head, the body and the end of a response. An instance whose only loop is the caller's
-/// owns connections on that loop alone, so that the connection, the callbacks and the resumed
-/// caller (a task whose executor preference is the loop, see ``Client/makeTaskExecutor()``)
-/// share one thread. Each instance keeps its own pool, under the same per-host limit.
+/// the head, the body and the end of a response. So every request names a loop:
+/// - a caller on one of the loops (a task whose executor preference is the loop, see
+///   ``Client/makeTaskExecutor()``) sends through the instance whose only loop is its own,
+///   which owns connections on that loop alone: the connection, the callbacks and the resumed
+///   caller share one thread. Each such instance keeps its own pool, under the same per-host
+///   limit.
+/// - a caller elsewhere sends through the shared instance, on the loop ``LoopBalancer``
+///   chooses for the request's origin, which is where the pool most likely has an idle
+///   connection for it.
 final class LoopClients: Sendable {
     private struct PerLoop {
         var clients: [ObjectIdentifier: HTTPClient] = [:]
         var isShutDown = false
     }
 
+    /// Where one request goes: an instance and the loop it runs the request's callbacks on.
+    struct Route: Sendable {
+        let client: HTTPClient
+        let loop: any EventLoop
+        /// The origin and loop number the balancer counted the request under, if it did.
+        fileprivate let balanced: (origin: String, index: Int)?
+
+        var preference: HTTPClient.EventLoopPreference { .delegate(on: loop) }
+    }
+
     /// The instance on all the shared loops.
     let shared: HTTPClient
     private let loops: [any EventLoop]
+    private let balancer: LoopBalancer
     private let perLoop = NIOLockedValueBox(PerLoop())
     private let configuration: HTTPClient.Configuration
     private let logger: Logger
@@ -33,15 +50,18 @@ final class LoopClients: Sendable {
         var loops: [any EventLoop] = []
         for loop in group.makeIterator() { loops.append(loop) }
         self.loops = loops
+        self.balancer = LoopBalancer(loopCount: loops.count)
         self.configuration = configuration
         self.logger = logger
     }
 
-    /// The instance for a request sent from the current thread, and the loop preference to
-    /// send it with.
-    func client() -> (HTTPClient, HTTPClient.EventLoopPreference) {
+    /// Where a request to `url` sent from the current thread goes. Pass it to
+    /// ``release(_:)`` once the request has ended.
+    func route(to url: URL) -> Route {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else {
-            return (shared, .indifferent)
+            let origin = RedirectStateMachine.origin(of: url)
+            let index = balancer.acquire(origin)
+            return Route(client: shared, loop: loops[index], balanced: (origin, index))
         }
         let key = ObjectIdentifier(current)
         let client = perLoop.withLockedValue { state -> HTTPClient in
@@ -52,7 +72,12 @@ final class LoopClients: Sendable {
             state.clients[key] = client
             return client
         }
-        return (client, .delegate(on: current))
+        return Route(client: client, loop: current, balanced: nil)
+    }
+
+    /// The request sent along `route` has ended.
+    func release(_ route: Route) {
+        if let balanced = route.balanced { balancer.release(balanced.origin, loop: balanced.index) }
     }
 
     /// Shuts every instance down.

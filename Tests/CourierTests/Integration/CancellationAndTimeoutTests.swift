@@ -42,6 +42,29 @@ struct CancellationAndTimeoutTests {
         }
     }
 
+    /// A request from the cooperative pool is handed to its event loop before it starts; a
+    /// cancellation may land before, during or after that hand-over, and must win each time.
+    @Test(.timeLimit(.minutes(2))) func cancellingWhileTheRequestIsHandedToItsLoopCancelsIt() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                for attempt in 0..<40 {
+                    let task = Task { try await client.send(Request<Data>(path: "/delay/10")) }
+                    for _ in 0..<(attempt % 8) { await Task.yield() }
+                    task.cancel()
+                    let result = await task.result
+                    guard case .failure(let error as CourierError) = result else {
+                        Issue.record("attempt \(attempt): expected a cancellation error, got \(result)")
+                        return
+                    }
+                    #expect(error.kind == .cancelled, "attempt \(attempt)")
+                }
+                // Every cancelled exchange let go of its connection: one more request is answered.
+                let after = try await client.send(Request<Echo>(path: "/get"))
+                #expect(after.method == "GET")
+            }
+        }
+    }
+
     @Test func cancelledBeforeStartNeverReachesTheServer() async throws {
         try await withServer { server in
             try await withClient(server) { client in

@@ -1,0 +1,69 @@
+import NIOConcurrencyHelpers
+
+/// Chooses the event loop for each request sent from outside the event loops, so that its
+/// callbacks run on the loop of the connection that carries it.
+///
+/// AsyncHTTPClient runs a request's callbacks on the loop the request names and prefers an
+/// idle connection of that loop; when it takes one of another loop, every part of the
+/// response crosses between the two threads. Naming a loop at random, as it does itself for a
+/// caller off the loops, misses the connection half the time with two loops.
+///
+/// Each origin has a home loop. A request goes to the loop with the fewest of that origin's
+/// requests in flight, the home loop when it is among them: requests sent one after another
+/// all go home, and so reuse the one connection there; requests sent at once spread evenly,
+/// and so do the connections opened for them. An origin is forgotten once nothing of it is
+/// in flight, so the table holds no more origins than there are requests in flight.
+struct LoopBalancer: Sendable {
+    private let loopCount: Int
+    private let inFlight = NIOLockedValueBox<[String: [Int]]>([:])
+
+    /// A balancer over `loopCount` loops, numbered from 0.
+    init(loopCount: Int) {
+        self.loopCount = max(1, loopCount)
+    }
+
+    /// The home loop of `origin`.
+    func home(of origin: String) -> Int {
+        Int(UInt(bitPattern: origin.hashValue) % UInt(loopCount))
+    }
+
+    /// Chooses the loop for a request to `origin` and counts it in flight there until
+    /// ``release(_:loop:)``.
+    func acquire(_ origin: String) -> Int {
+        let home = home(of: origin)
+        let loopCount = self.loopCount
+        return inFlight.withLockedValue { table in
+            var chosen = home
+            if let counts = table[origin] {
+                for offset in 1..<loopCount {
+                    let candidate = (home + offset) % loopCount
+                    if counts[candidate] < counts[chosen] { chosen = candidate }
+                }
+            }
+            table[origin, default: Array(repeating: 0, count: loopCount)][chosen] += 1
+            return chosen
+        }
+    }
+
+    /// A request to `origin` that ``acquire(_:)`` sent to `loop` has ended.
+    func release(_ origin: String, loop: Int) {
+        inFlight.withLockedValue { table in
+            guard let counts = table[origin] else { return }
+            if counts[loop] <= 1, counts.indices.allSatisfy({ $0 == loop || counts[$0] == 0 }) {
+                table[origin] = nil
+            } else {
+                table[origin]![loop] = max(0, counts[loop] - 1)
+            }
+        }
+    }
+
+    /// How many requests to `origin` are in flight on each loop.
+    func load(of origin: String) -> [Int] {
+        inFlight.withLockedValue { $0[origin] } ?? Array(repeating: 0, count: loopCount)
+    }
+
+    /// How many origins have requests in flight.
+    var originsInFlight: Int {
+        inFlight.withLockedValue { $0.count }
+    }
+}

@@ -28,8 +28,9 @@ struct LoopBalancer: Sendable {
     }
 
     /// Chooses the loop for a request to `origin` and counts it in flight there until
-    /// ``release(_:loop:)``.
-    func acquire(_ origin: String) -> Int {
+    /// ``release(_:loop:)``; also tells whether that loop had none of the origin's requests
+    /// in flight, and so is likely idle.
+    func acquire(_ origin: String) -> (loop: Int, wasIdle: Bool) {
         let home = home(of: origin)
         let loopCount = self.loopCount
         return inFlight.withLockedValue { table in
@@ -40,8 +41,9 @@ struct LoopBalancer: Sendable {
                     if counts[candidate] < counts[chosen] { chosen = candidate }
                 }
             }
+            let wasIdle = (table[origin]?[chosen] ?? 0) == 0
             table[origin, default: Array(repeating: 0, count: loopCount)][chosen] += 1
-            return chosen
+            return (chosen, wasIdle)
         }
     }
 

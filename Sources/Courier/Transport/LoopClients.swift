@@ -32,6 +32,12 @@ final class LoopClients: Sendable {
         let loop: any EventLoop
         /// The origin and loop number the balancer counted the request under, if it did.
         fileprivate let balanced: (origin: String, index: Int)?
+        /// Whether the request is handed to AsyncHTTPClient on ``loop`` rather than where
+        /// its caller runs: so when the loop is likely idle, which a request started from
+        /// outside would wake up to three times (see ``AsyncHTTPClientTransport/exchange``).
+        /// A busy loop is left to take the request as AsyncHTTPClient hands it over, and the
+        /// caller's thread does the work of starting it.
+        let startsOnLoop: Bool
 
         var preference: HTTPClient.EventLoopPreference { .delegate(on: loop) }
     }
@@ -60,8 +66,8 @@ final class LoopClients: Sendable {
     func route(to url: URL) -> Route {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else {
             let origin = RedirectStateMachine.origin(of: url)
-            let index = balancer.acquire(origin)
-            return Route(client: shared, loop: loops[index], balanced: (origin, index))
+            let (index, wasIdle) = balancer.acquire(origin)
+            return Route(client: shared, loop: loops[index], balanced: (origin, index), startsOnLoop: wasIdle)
         }
         let key = ObjectIdentifier(current)
         let client = perLoop.withLockedValue { state -> HTTPClient in
@@ -72,7 +78,7 @@ final class LoopClients: Sendable {
             state.clients[key] = client
             return client
         }
-        return Route(client: client, loop: current, balanced: nil)
+        return Route(client: client, loop: current, balanced: nil, startsOnLoop: true)
     }
 
     /// The request sent along `route` has ended.

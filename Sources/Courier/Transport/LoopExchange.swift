@@ -5,10 +5,10 @@ import NIOCore
 extension AsyncHTTPClientTransport {
     /// Sends `request` along `route` and waits for what `delegate` makes of the response.
     ///
-    /// The request is handed to AsyncHTTPClient on the route's loop, in one hop when the
-    /// caller runs elsewhere. Started there, everything AsyncHTTPClient does to start it (the
-    /// task's callbacks, the pool's idle timer, the first write) happens on the thread that
-    /// owns the connection, instead of each waking that thread from outside.
+    /// When the route says so, the request is handed to AsyncHTTPClient on the route's loop,
+    /// in one hop if the caller runs elsewhere. Started there, everything AsyncHTTPClient does
+    /// to start it (the task's callbacks, the pool's idle timer, the first write) happens on
+    /// the thread that owns the connection, instead of each waking that thread from outside.
     func exchange<Delegate: HTTPClientResponseDelegate>(
         _ request: HTTPClient.Request, delegate: Delegate, route: LoopClients.Route,
         deadline: NIODeadline?, watch: ReadWatchdog.Watch?, regions: SentRegions?
@@ -33,10 +33,10 @@ extension AsyncHTTPClientTransport {
                     }
                     slot.fill(task)
                 }
-                if route.loop.inEventLoop {
-                    start()
-                } else {
+                if route.startsOnLoop, !route.loop.inEventLoop {
                     route.loop.execute(start)
+                } else {
+                    start()
                 }
             }
         } onCancel: {

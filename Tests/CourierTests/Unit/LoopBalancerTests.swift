@@ -11,7 +11,8 @@ struct LoopBalancerTests {
         let home = balancer.home(of: origin)
         var chosen: [Int] = []
         for _ in 0..<10 {
-            let loop = balancer.acquire(origin)
+            let (loop, wasIdle) = balancer.acquire(origin)
+            #expect(wasIdle)
             chosen.append(loop)
             balancer.release(origin, loop: loop)
         }
@@ -21,7 +22,7 @@ struct LoopBalancerTests {
     @Test func requestsInFlightTogetherSpreadEvenlyFromHome() {
         let balancer = LoopBalancer(loopCount: 3)
         let home = balancer.home(of: origin)
-        let chosen = (0..<7).map { _ in balancer.acquire(origin) }
+        let chosen = (0..<7).map { _ in balancer.acquire(origin).loop }
         #expect(chosen.first == home)
         #expect(balancer.load(of: origin).sorted() == [2, 2, 3])
         #expect(balancer.load(of: origin)[home] == 3)
@@ -31,20 +32,20 @@ struct LoopBalancerTests {
         let balancer = LoopBalancer(loopCount: 2)
         let home = balancer.home(of: origin)
         let away = 1 - home
-        for _ in 0..<4 { _ = balancer.acquire(origin) }
+        for _ in 0..<4 { _ = balancer.acquire(origin).loop }
         #expect(balancer.load(of: origin) == [2, 2])
         balancer.release(origin, loop: away)
-        #expect(balancer.acquire(origin) == away)
+        #expect(balancer.acquire(origin) == (away, false))
         balancer.release(origin, loop: home)
         balancer.release(origin, loop: home)
-        #expect(balancer.acquire(origin) == home)
+        #expect(balancer.acquire(origin) == (home, true))
     }
 
     @Test func originsAreBalancedApartAndForgottenOnceIdle() {
         let balancer = LoopBalancer(loopCount: 2)
         let other = "https://example.com"
-        let first = (0..<3).map { _ in balancer.acquire(origin) }
-        #expect(balancer.acquire(other) == balancer.home(of: other))
+        let first = (0..<3).map { _ in balancer.acquire(origin).loop }
+        #expect(balancer.acquire(other) == (balancer.home(of: other), true))
         #expect(balancer.originsInFlight == 2)
         for loop in first { balancer.release(origin, loop: loop) }
         #expect(balancer.originsInFlight == 1)
@@ -58,7 +59,7 @@ struct LoopBalancerTests {
 
     @Test func oneLoopTakesEverything() {
         let balancer = LoopBalancer(loopCount: 1)
-        #expect((0..<3).map { _ in balancer.acquire(origin) } == [0, 0, 0])
+        #expect((0..<3).map { _ in balancer.acquire(origin).loop } == [0, 0, 0])
         #expect(balancer.load(of: origin) == [3])
     }
 }

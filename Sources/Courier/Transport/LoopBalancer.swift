@@ -34,15 +34,16 @@ struct LoopBalancer: Sendable {
         let home = home(of: origin)
         let loopCount = self.loopCount
         return inFlight.withLockedValue { table in
+            // Taken out and put back, so that the counts are changed in place, not copied.
+            var counts = table.removeValue(forKey: origin) ?? Array(repeating: 0, count: loopCount)
             var chosen = home
-            if let counts = table[origin] {
-                for offset in 1..<loopCount {
-                    let candidate = (home + offset) % loopCount
-                    if counts[candidate] < counts[chosen] { chosen = candidate }
-                }
+            for offset in 1..<loopCount {
+                let candidate = (home + offset) % loopCount
+                if counts[candidate] < counts[chosen] { chosen = candidate }
             }
-            let wasIdle = (table[origin]?[chosen] ?? 0) == 0
-            table[origin, default: Array(repeating: 0, count: loopCount)][chosen] += 1
+            let wasIdle = counts[chosen] == 0
+            counts[chosen] += 1
+            table[origin] = counts
             return (chosen, wasIdle)
         }
     }
@@ -50,12 +51,9 @@ struct LoopBalancer: Sendable {
     /// A request to `origin` that ``acquire(_:)`` sent to `loop` has ended.
     func release(_ origin: String, loop: Int) {
         inFlight.withLockedValue { table in
-            guard let counts = table[origin] else { return }
-            if counts[loop] <= 1, counts.indices.allSatisfy({ $0 == loop || counts[$0] == 0 }) {
-                table[origin] = nil
-            } else {
-                table[origin]![loop] = max(0, counts[loop] - 1)
-            }
+            guard var counts = table.removeValue(forKey: origin) else { return }
+            counts[loop] = max(0, counts[loop] - 1)
+            if counts.contains(where: { $0 > 0 }) { table[origin] = counts }
         }
     }
 

@@ -2,7 +2,8 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// `--user` and `--bearer`: the credentials `fetch` sends to the origin of its URL.
+/// `--user` and `--bearer`: the credentials `fetch` and `download` send to the origin of their
+/// URL, and to no other.
 struct AuthenticationOptions: ParsableArguments {
     @Option(help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin.")
     var user: String?

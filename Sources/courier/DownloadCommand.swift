@@ -35,7 +35,12 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(help: "How many attempts in all, resuming after each dropped connection or timeout (default 5).")
     var attempts: Int = 5
 
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
+    var headers: [String] = []
+
     @OptionGroup var client: ClientOptions
+
+    @OptionGroup var authentication: AuthenticationOptions
 
     func validate() throws {
         if output != nil && dir != nil { throw ValidationError("Give -o PATH or --dir DIR, not both.") }
@@ -44,7 +49,8 @@ struct DownloadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let out = Output.current
-        let configuration = try client.configuration()
+        var configuration = try client.configuration()
+        try authentication.apply(to: &configuration, url: url)
         if configuration.baseURL == nil {
             guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https", parsed.host != nil else {
                 throw CommandFailure(.invalidInput, "\(url) is not an http or https URL; give an absolute URL or --base-url")
@@ -62,6 +68,10 @@ struct DownloadCommand: AsyncParsableCommand {
             progress: { progress.update($0) }
         )
         var request = Request<Void>(path: url)
+        for header in headers {
+            let (name, value) = try ClientOptions.header(header)
+            request.headers.add(name: name, value: value)
+        }
         if let timeout = client.timeout { request.timeout = .milliseconds(Int64(timeout * 1000)) }
         let download = Task {
             try await ClientOptions.withClient(configuration: configuration) { client in

@@ -42,8 +42,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false
 
-    @Option(name: [.customShort("o"), .long], help: "Write the body to this file.")
+    @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived).")
     var output: String?
+
+    @Option(name: .customLong("max-filesize"), help: "Refuse a body larger than this many bytes (exit status 9). Bodies written to stdout or -o are streamed, with no limit by default.")
+    var maxFilesize: Int64?
 
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
@@ -69,10 +72,17 @@ struct FetchCommand: AsyncParsableCommand {
         case json
     }
 
+    func validate() throws {
+        if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must be 0 or more bytes.") }
+    }
+
     func run() async throws {
         let out = Output.current
         let (configuration, request) = try FetchPlan(command: self).make()
         if durable { return try await runDurable(configuration: configuration, request: request, out: out) }
+        if report == nil, configuration.cache == nil {
+            return try await runStreaming(configuration: configuration, request: request, out: out)
+        }
         let reportsEach = report == .json && cache.deliversTwice
         let response: Response
         do {
@@ -100,16 +110,19 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// The status line and header fields, as `--include` prints them.
+    static func headText(_ response: Response) -> String {
+        var head = "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n"
+        for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+        return head + "\r\n"
+    }
+
     /// Prints the report, or the head (with `--include`) and the body.
     func show(_ response: Response, to out: Output) throws {
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
         } else {
-            if include {
-                var head = "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n"
-                for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
-                out.write(head + "\r\n")
-            }
+            if include { out.write(FetchCommand.headText(response)) }
             if let output {
                 do {
                     try response.body.write(to: URL(fileURLWithPath: output), options: .atomic)

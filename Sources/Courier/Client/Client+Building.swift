@@ -58,6 +58,7 @@ extension Client {
             id: id
         )
         built.allowsCoalescing = request.allowsCoalescing
+        built.redirectPolicy = request.redirectPolicy
         return built
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What makes two requests identical for coalescing: the method, the URL, every header field
-/// in order, and the limits that shape the exchange.
+/// in order, and the limits and redirect rules that shape the exchange.
 ///
 /// Every header counts, not only those a response's `Vary` would name: which fields matter is
 /// known only once a response arrives, and a key wider than needed only shares less (two
@@ -19,6 +19,7 @@ struct CoalescingKey: Hashable, Sendable {
     private let maximumBodySize: Int
     private let timeout: Duration?
     private let sensitiveHeaders: Set<String>
+    private let redirectPolicy: RedirectPolicy?
     /// The fields' hash, computed once: a key is hashed when its flight starts and again when
     /// it lands.
     private let hash: Int
@@ -35,6 +36,7 @@ struct CoalescingKey: Hashable, Sendable {
         maximumBodySize = request.maximumBodySize
         timeout = request.timeout
         sensitiveHeaders = request.sensitiveHeaders
+        redirectPolicy = request.redirectPolicy
         var hasher = Hasher()
         hasher.combine(method)
         hasher.combine(url)
@@ -42,6 +44,7 @@ struct CoalescingKey: Hashable, Sendable {
         hasher.combine(maximumBodySize)
         hasher.combine(timeout)
         hasher.combine(sensitiveHeaders)
+        hasher.combine(redirectPolicy)
         hash = hasher.finalize()
     }
 

@@ -56,7 +56,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Kind("invalidState")
         /// The client was shut down.
         public static let clientShutdown = Kind("clientShutdown")
-        /// The transport cannot stream a response body, which a download needs.
+        /// The transport cannot stream a response body. Courier no longer raises it itself: a
+        /// transport that only collects bodies hands them over as one piece.
         public static let streamingUnsupported = Kind("streamingUnsupported")
         /// A download's destination is unusable: an unsafe or missing file name, a file that
         /// exists and may not be overwritten, a symbolic link, a folder that cannot be written.

@@ -36,6 +36,11 @@ public struct HTTPRequest: Sendable {
     /// Whether the request may share one exchange with identical requests in flight (see
     /// ``ClientConfiguration/coalescesRequests``); `true` by default.
     public var allowsCoalescing = true
+    /// Whether the client collects the response body whole, up to ``maximumBodySize``: a
+    /// transport may then collect it itself, the cheaper way, and hand it over as one piece.
+    var collectsResponseBody = false
+    /// The redirect rules for this request; `nil` uses the client's.
+    public var redirectPolicy: RedirectPolicy?
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

@@ -50,6 +50,9 @@ public struct Request<Value: Sendable>: Sendable {
     public var maximumBodySize: Int?
     /// When this request is sent again after a failure; `nil` uses the client's policy.
     public var retryPolicy: RetryPolicy?
+    /// How this request's redirects are followed; `nil` uses the client's
+    /// ``ClientConfiguration/redirectPolicy``. The cross-origin rules hold whatever the policy.
+    public var redirectPolicy: RedirectPolicy?
     /// A number you choose to tell requests apart (YTKRequest's `tag`).
     public var tag: Int?
     /// Free-form information carried to interceptors and event hooks.
@@ -94,8 +97,10 @@ public struct Request<Value: Sendable>: Sendable {
         other.sensitiveHeaders = sensitiveHeaders
         other.maximumBodySize = maximumBodySize
         other.retryPolicy = retryPolicy
+        other.redirectPolicy = redirectPolicy
         other.tag = tag
         other.userInfo = userInfo
+        other.allowsCoalescing = allowsCoalescing
         other.uploadProgress = uploadProgress
         return other
     }

@@ -9,6 +9,11 @@ extension AsyncHTTPClientTransport {
         deadline: ContinuousClock.Instant?,
         body: (StreamedResponse) async throws -> Result
     ) async throws -> Result {
+        if request.collectsResponseBody {
+            // The client reads the body whole: the collecting delegate does it on the loop,
+            // with one wake-up of the caller for the whole response.
+            return try await body(StreamedResponse(whole: try await send(request, deadline: deadline)))
+        }
         let start = ContinuousClock.now
         let (ahcRequest, regions) = try makeRequest(request)
         let handoff = BodyHandoff()

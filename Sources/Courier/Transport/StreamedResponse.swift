@@ -2,10 +2,10 @@ import Foundation
 
 /// A response whose head has arrived and whose body is read piece by piece.
 ///
-/// ``Transport/stream(_:deadline:body:)`` hands one to its closure. The body is paced by its
-/// reader: the transport stops reading from the network while a bounded amount (the built-in
-/// transport holds at most about 512 KiB) waits to be taken, so a body of any size costs a
-/// bounded amount of memory.
+/// ``Client/stream(_:body:)`` and ``Transport/stream(_:deadline:body:)`` hand one to their
+/// closure. The body is paced by its reader: the transport stops reading from the network
+/// while a bounded amount (the built-in transport holds at most about 512 KiB) waits to be
+/// taken, so a body of any size costs a bounded amount of memory.
 public struct StreamedResponse: Sendable {
     /// The status, headers, URL and timing; its ``Response/body`` is empty.
     public var head: Response
@@ -17,36 +17,124 @@ public struct StreamedResponse: Sendable {
         self.head = head
         self.body = body
     }
+
+    /// A response that arrived whole, its body handed over as one piece.
+    init(whole response: Response) {
+        var head = response
+        head.body = Data()
+        self.init(head: head, body: ResponseBodyStream(collected: response.body))
+    }
+
+    /// The head with the whole body, read up to `maximumBytes`; see
+    /// ``ResponseBodyStream/collect(upTo:)``.
+    public func collected(upTo maximumBytes: Int) async throws -> Response {
+        var response = head
+        response.body = try await body.collect(upTo: maximumBytes)
+        if response.timing.end == nil { response.timing.end = .now }
+        return response
+    }
+
+    /// The head, with the body too when the transport had already collected it.
+    var headWithCollectedBody: Response {
+        guard let bytes = body.collectedBytes else { return head }
+        var response = head
+        response.body = bytes
+        return response
+    }
 }
 
 /// The pieces of a response body, in order. A piece holds whatever arrived since the reader
 /// took the previous one, so a reader that falls behind gets fewer, larger pieces.
 ///
 /// Iterate it once. The sequence ends after the last piece, or throws ``CourierError`` when the
-/// exchange fails part way (a dropped connection, a timeout, a cancellation).
+/// exchange fails part way (a dropped connection, a timeout, a cancellation). Breaking out of
+/// the loop early is fine: what is left unread is dropped with the connection when the
+/// exchange ends.
 public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// A piece of the body.
     public typealias Element = Data
 
-    private let nextPiece: @Sendable () async throws -> Data?
+    fileprivate enum Source: Sendable {
+        case pieces(@Sendable () async throws -> Data?)
+        case collected(Data)
+    }
+
+    private let source: Source
 
     /// Creates a body whose pieces come from `next`, which returns `nil` after the last one.
     public init(next: @escaping @Sendable () async throws -> Data?) {
-        self.nextPiece = next
+        self.source = .pieces(next)
+    }
+
+    /// Creates a body that has already arrived whole: it is delivered as one piece (none when
+    /// it is empty). Transports that collect bodies themselves use this.
+    public init(collected bytes: Data) {
+        self.source = .collected(bytes)
+    }
+
+    /// The whole body, when it had already arrived whole.
+    var collectedBytes: Data? {
+        if case .collected(let bytes) = source { return bytes }
+        return nil
+    }
+
+    /// Reads the rest of the body into one value.
+    ///
+    /// - Parameter maximumBytes: the largest body accepted.
+    /// - Throws: ``CourierError/Kind/responseTooLarge`` as soon as the body grows past
+    ///   `maximumBytes`; what the sequence throws.
+    public func collect(upTo maximumBytes: Int) async throws -> Data {
+        switch source {
+        case .collected(let bytes):
+            guard bytes.count <= maximumBytes else { throw ResponseBodyStream.tooLarge(maximumBytes) }
+            return bytes
+        case .pieces(let next):
+            var bytes = Data()
+            while let piece = try await next() {
+                guard piece.count <= maximumBytes - bytes.count else { throw ResponseBodyStream.tooLarge(maximumBytes) }
+                if bytes.isEmpty { bytes = piece } else { bytes.append(piece) }
+            }
+            return bytes
+        }
+    }
+
+    /// Reads and drops the rest of a small body, so that its connection can serve another
+    /// request; stops at `maximumBytes` or the first failure, leaving the rest to be dropped
+    /// with the connection.
+    func discard(upTo maximumBytes: Int = 64 * 1024) async {
+        guard case .pieces(let next) = source else { return }
+        var read = 0
+        while read <= maximumBytes, let piece = try? await next() {
+            read += piece.count
+        }
+    }
+
+    /// The error for a body past `limit` bytes.
+    static func tooLarge(_ limit: Int) -> CourierError {
+        CourierError(
+            .responseTooLarge,
+            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.maximumBodySize, or stream it with Client.stream(_:body:) or Client.download(_:to:options:)."
+        )
     }
 
     /// Reads the body's pieces.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate let nextPiece: @Sendable () async throws -> Data?
+        fileprivate var source: Source
 
         /// The next piece, or `nil` after the last one.
         public mutating func next() async throws -> Data? {
-            try await nextPiece()
+            switch source {
+            case .pieces(let next):
+                return try await next()
+            case .collected(let bytes):
+                source = .collected(Data())
+                return bytes.isEmpty ? nil : bytes
+            }
         }
     }
 
     /// Returns an iterator over the pieces.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(nextPiece: nextPiece)
+        AsyncIterator(source: source)
     }
 }

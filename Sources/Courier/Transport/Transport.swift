@@ -1,8 +1,14 @@
-/// The seam between Courier and the network: sends one request (no redirects followed) and
-/// returns its response with the body collected.
+import Foundation
+
+/// The seam between Courier and the network: sends one request, with no redirect followed, no
+/// credential added and no retry, and hands over its response.
 ///
-/// ``AsyncHTTPClientTransport`` is the default. Implement this protocol to send requests some
-/// other way (an in-memory stub for previews, URLSession on Apple platforms).
+/// The client calls only ``stream(_:deadline:body:)``: every request, buffered or streamed,
+/// goes through it (see ARCHITECTURE.md). ``AsyncHTTPClientTransport`` is the default.
+/// Implement this protocol to send requests some other way (an in-memory stub for previews,
+/// URLSession on Apple platforms). A transport that can only collect whole bodies implements
+/// ``send(_:deadline:)`` and inherits a `stream` that hands the collected body over as one
+/// piece.
 public protocol Transport: Sendable {
     /// Sends `request` once and collects the response body, up to
     /// ``HTTPRequest/maximumBodySize`` bytes.
@@ -18,9 +24,7 @@ public protocol Transport: Sendable {
     /// with the body still to be read; the exchange ends when `body` returns.
     ///
     /// The body is paced by its reader (see ``ResponseBodyStream``), so downloads of any size
-    /// stay in bounded memory. Pieces left unread when `body` returns are discarded. Transports
-    /// that cannot stream inherit an implementation that throws
-    /// ``CourierError/Kind/streamingUnsupported``.
+    /// stay in bounded memory. Pieces left unread when `body` returns are discarded.
     ///
     /// - Parameters:
     ///   - request: the request, ready for the wire.
@@ -39,17 +43,14 @@ public protocol Transport: Sendable {
 }
 
 extension Transport {
-    /// Throws ``CourierError/Kind/streamingUnsupported``: a transport streams responses only
-    /// when it implements this requirement itself.
+    /// Sends `request` with ``send(_:deadline:)`` and hands the collected body to `body` as
+    /// one piece: a transport that cannot stream still serves every request, within
+    /// ``HTTPRequest/maximumBodySize``.
     public func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: (StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        throw CourierError(
-            .streamingUnsupported,
-            "The transport \(Self.self) cannot stream response bodies, which downloads to a file need; use AsyncHTTPClientTransport, or implement Transport.stream(_:deadline:body:).",
-            url: request.url
-        )
+        return try await body(StreamedResponse(whole: try await send(request, deadline: deadline)))
     }
 }

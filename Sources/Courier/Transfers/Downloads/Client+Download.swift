@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 extension Client {
     /// Downloads the response to `request` into a file, streaming it to disk in bounded memory.
@@ -11,8 +12,11 @@ extension Client {
     /// its partial file, and a later call with the same URL and destination continues it, in
     /// this process or another.
     ///
-    /// The base URL, default headers, redirect rules and scheduler limits apply (the slot is held
-    /// for the whole transfer); interceptors, validators and the retry policy do not. A
+    /// The download takes the path every request takes: the base URL and default headers,
+    /// interceptors, the client's credentials (basic, digest, bearer) with their cross-origin
+    /// rules, cookies, redirects, the scheduler's limits (the slot is held for the whole
+    /// transfer) and observers. Validators and the retry policy do not apply: the download
+    /// checks the status itself, and resumes after failures as ``DownloadOptions`` says. A
     /// request's ``Request/timeout`` bounds each attempt whole; the configuration's total
     /// timeout does not apply, the read timeout does.
     ///
@@ -84,14 +88,22 @@ extension Client {
                 attempt.headers.set(name: "Range", value: "bytes=\(offset)-")
                 attempt.headers.set(name: "If-Range", value: validator)
             }
+            // The record as the attempt leaves it, thrown or not.
+            let resume = NIOLockedValueBox(record)
             do {
                 try Task.checkCancellation()
-                let outcome = try await streamExchange(attempt) { streamed -> AttemptOutcome in
-                    try await receive(
-                        streamed, requestURL: request.url, offset: offset, record: &record, destination: destination, working: working,
-                        options: options, reporter: reporter, attempts: attempts
+                let attemptNumber = attempts
+                let outcome = try await performStreaming(id: attempt.id, validators: [], retryPolicy: RetryPolicy.none) { streamed in
+                    var current = resume.withLockedValue { $0 }
+                    defer { resume.withLockedValue { [current] in $0 = current } }
+                    return try await self.receive(
+                        streamed, requestURL: request.url, offset: offset, record: &current, destination: destination, working: working,
+                        options: options, reporter: reporter, attempts: attemptNumber
                     )
+                } build: { () throws(CourierError) in
+                    attempt
                 }
+                record = resume.withLockedValue { $0 }
                 switch outcome {
                 case .finished(let result):
                     return result
@@ -104,6 +116,7 @@ extension Client {
                     }
                 }
             } catch {
+                record = resume.withLockedValue { $0 }
                 let failure = Client.classify(error, url: request.url)
                 let kind = (failure as? CourierError)?.kind
                 if kind == .resumeMismatch || kind == .integrityCheckFailed {

@@ -1,0 +1,105 @@
+import Foundation
+
+extension Client {
+    /// What one hop of the exchange came to.
+    private enum Hop<Result: Sendable>: Sendable {
+        /// The final response was handed to the delivery step, which returned this.
+        case delivered(Result, status: Int)
+        /// A challenge was answered or a redirect followed: send this next.
+        case next(HTTPRequest, status: Int)
+
+        var status: Int {
+            switch self {
+            case .delivered(_, let status), .next(_, let status): return status
+            }
+        }
+    }
+
+    /// The one place where a request meets the network: sends `request` hop by hop over the
+    /// transport's streaming call and hands the final response to `deliver`, its body still
+    /// to be read.
+    ///
+    /// Each hop takes its origin's credentials from the authenticator while the chain stays
+    /// on its first origin, and the cookie jar's cookies for its own URL
+    /// (``prepareHop(_:)``); waits for its scheduler slot; stores the cookies its response
+    /// sets and tells the observers (``finishHop(_:status:reasonPhrase:headers:)``). A 401
+    /// the authenticator can answer, and a redirect the policy follows, are read to their end
+    /// (when short) and lead to the next hop. Once a redirect leaves the first origin, no
+    /// credential is added and no challenge answered, like the redirect rule that removes
+    /// credential headers for the rest of the chain.
+    ///
+    /// The scheduler slot of the final hop is held until `deliver` returns, so a streamed
+    /// response counts against the client's limits for as long as it is read. Buffered
+    /// requests collect the body in `deliver`; see ``collect(_:)``.
+    func exchange<Result: Sendable>(
+        _ request: HTTPRequest,
+        deliver: (StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let deadline = request.timeout.map { ContinuousClock.now + $0 }
+        var redirects = RedirectStateMachine(policy: request.redirectPolicy ?? configuration.redirectPolicy, request: request)
+        var attempts = AuthenticationAttempts()
+        var current = request
+        while true {
+            // Credentials go on a copy: the hop a redirect builds from `current` never inherits them.
+            var outgoing = current
+            let authenticator = redirects.credentialsRemoved ? nil : self.authenticator
+            let credentials = try await authenticator?.authorize(&outgoing, attempts: attempts)
+            prepareHop(&outgoing)
+            let origin = try await admit(outgoing)
+            let sent = ContinuousClock.now
+            let hop: Hop<Result>
+            do {
+                hop = try await transport.stream(outgoing, deadline: deadline) { streamed -> Hop<Result> in
+                    let head = streamed.head
+                    finishHop(outgoing, status: head.status, reasonPhrase: head.reasonPhrase, headers: head.headers)
+                    if head.status == 401, let authenticator,
+                        try await authenticator.answers(streamed.headWithCollectedBody, to: current, sent: credentials, attempts: &attempts)
+                    {
+                        await streamed.body.discard()
+                        return .next(current, status: head.status)
+                    }
+                    switch try redirects.next(status: head.status, location: head.headers["Location"], request: current) {
+                    case .deliver:
+                        var final = streamed
+                        final.head.redirects = redirects.hops
+                        final.head.request = current
+                        return .delivered(try await deliver(final), status: head.status)
+                    case .follow(let next):
+                        await streamed.body.discard()
+                        return .next(next, status: head.status)
+                    }
+                }
+            } catch {
+                scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .init(failure: error)))
+                throw error
+            }
+            scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .response(status: hop.status)))
+            switch hop {
+            case .delivered(let result, _):
+                return result
+            case .next(let next, _):
+                current = next
+            }
+        }
+    }
+
+    /// Sends `request` through ``exchange(_:deliver:)`` and collects the final response's
+    /// body, up to the request's ``HTTPRequest/maximumBodySize``: a buffered response is the
+    /// stream, read whole.
+    nonisolated(nonsending) func collect(_ request: HTTPRequest) async throws -> Response {
+        var request = request
+        request.collectsResponseBody = true
+        let limit = request.maximumBodySize
+        return try await exchange(request) { try await $0.collected(upTo: limit) }
+    }
+
+    /// Checks a request's method and headers for the wire, then waits for its scheduler slot;
+    /// returns the origin the slot was taken for.
+    nonisolated(nonsending) func admit(_ request: HTTPRequest) async throws -> String {
+        try WireValidation.validateMethod(request.method)
+        try WireValidation.validate(request.headers)
+        let origin = RedirectStateMachine.origin(of: request.url)
+        try await scheduler.acquire(host: origin, priority: request.priority, request: request.id)
+        return origin
+    }
+}

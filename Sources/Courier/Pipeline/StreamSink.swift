@@ -1,0 +1,43 @@
+import NIOConcurrencyHelpers
+
+/// The end of the path for a streamed request: checks the final response's head with the
+/// request's validators, hands the response to the reader, and keeps what the reader returned.
+///
+/// The interceptors see the head of the response the reader was given (its body empty). An
+/// interceptor that answers a request itself, without calling `next`, has its response handed
+/// to the reader whole, as one piece.
+final class StreamSink<Result: Sendable>: Sendable {
+    private struct State {
+        var hasStarted = false
+        var result: Result?
+    }
+
+    private let validators: [ResponseValidator]
+    private let reader: @Sendable (StreamedResponse) async throws -> Result
+    private let state = NIOLockedValueBox(State())
+
+    init(validators: [ResponseValidator], reader: @escaping @Sendable (StreamedResponse) async throws -> Result) {
+        self.validators = validators
+        self.reader = reader
+    }
+
+    /// Whether the reader was handed a response: from then on, the request is not sent again.
+    var hasStarted: Bool { state.withLockedValue { $0.hasStarted } }
+
+    /// Validates `streamed` and hands it to the reader; returns its head for the interceptors.
+    func consume(_ streamed: StreamedResponse) async throws -> Response {
+        for validator in validators { try validator.validate(streamed.headWithCollectedBody) }
+        state.withLockedValue { $0.hasStarted = true }
+        let result = try await reader(streamed)
+        state.withLockedValue { $0.result = result }
+        return streamed.head
+    }
+
+    /// What the reader returned; when no response reached it (an interceptor answered
+    /// itself), it reads `response` first.
+    func result(answering response: Response) async throws -> Result {
+        if let result = state.withLockedValue({ $0.result }) { return result }
+        _ = try await consume(StreamedResponse(whole: response))
+        return state.withLockedValue { $0.result }!
+    }
+}

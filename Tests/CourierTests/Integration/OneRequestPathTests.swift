@@ -1,0 +1,180 @@
+import Courier
+import CourierTesting
+import Foundation
+import NIOConcurrencyHelpers
+import Testing
+
+/// Counts the requests it sees and marks each one with `X-Intercepted`.
+private final class MarkingInterceptor: Interceptor {
+    private let seen = NIOLockedValueBox<[String]>([])
+
+    var paths: [String] { seen.withLockedValue { $0 } }
+
+    func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+        seen.withLockedValue { $0.append(request.url.path) }
+        var request = request
+        request.headers.set(name: "X-Intercepted", value: "yes")
+        return try await next(request)
+    }
+}
+
+/// Answers every request itself, without the network.
+private struct AnsweringInterceptor: Interceptor {
+    func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+        Response(status: 200, headers: ["Content-Length": "7"], body: Data("stubbed".utf8), url: request.url)
+    }
+}
+
+@Suite("Downloads, streams and buffered requests take one path")
+struct OneRequestPathTests {
+    /// The three kinds of credential a client holds, each with a route that demands it.
+    static let credentials: [(path: String, credential: Credential)] = [
+        ("/basic-auth/ada/s3cret", .password(user: "ada", password: "s3cret")),
+        ("/digest-auth/auth/ada/s3cret/SHA-256", .password(user: "ada", password: "s3cret")),
+        ("/bearer?token=tok-1", .bearer("tok-1")),
+    ]
+
+    @Test("a download authenticates with the client's credentials and runs its interceptors", arguments: 0..<3)
+    func downloadAuthenticates(index: Int) async throws {
+        let (path, credential) = Self.credentials[index]
+        let interceptor = MarkingInterceptor()
+        try await withTemporaryFolder { folder in
+            try await withServer { server in
+                try await withClient(server, configure: {
+                    $0.authentication = Authentication(credential)
+                    $0.interceptors = [interceptor]
+                }) { client in
+                    let file = folder.appendingPathComponent("answer.json")
+                    let result = try await client.download(Request<Void>(path: path), to: .file(file))
+                    #expect(result.response.status == 200)
+                    let body = try String(contentsOf: file, encoding: .utf8)
+                    #expect(body.contains("authenticated") || body.contains("tok-1"), "\(body)")
+                    let last = try #require(server.receivedRequests.last)
+                    #expect(last.header("Authorization") != nil)
+                    #expect(last.header("X-Intercepted") == "yes")
+                    #expect(interceptor.paths.count == 1)
+                }
+            }
+        }
+    }
+
+    @Test("a download's credentials follow a same-origin redirect and never a cross-origin one")
+    func downloadCredentialsStayOnTheirOrigin() async throws {
+        try await withTemporaryFolder { folder in
+            try await withTwoServers { first, second in
+                try await withClient(first, configure: { $0.authentication = Authentication(.bearer("tok-1")) }) { client in
+                    // Same origin: the token goes on to the redirect's target.
+                    let same = folder.appendingPathComponent("same")
+                    let target = "/bearer?token=tok-1".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                    _ = try await client.download(Request<Void>(path: "/redirect-to?url=\(target)"), to: .file(same))
+                    #expect(first.receivedRequests.allSatisfy { $0.header("Authorization") == "Bearer tok-1" })
+
+                    // Another origin: neither the configured token nor a header the request set crosses.
+                    let other = folder.appendingPathComponent("other")
+                    let away = second.url("/range/100").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                    var request = Request<Void>(path: "/redirect-to?url=\(away)")
+                    request.headers.add(name: "Cookie", value: "session=42")
+                    let result = try await client.download(request, to: .file(other))
+                    #expect(result.bytes == 100)
+                    #expect(result.response.redirects.count == 1)
+                    let crossed = try #require(second.receivedRequests.last)
+                    #expect(crossed.header("Authorization") == nil)
+                    #expect(crossed.header("Cookie") == nil)
+                }
+            }
+        }
+    }
+
+    @Test("a streamed response carries the client's credentials and interceptors, and reads past the collected-body limit")
+    func streamAuthenticatesAndIsUnbounded() async throws {
+        let interceptor = MarkingInterceptor()
+        try await withServer { server in
+            try await withClient(server, configure: {
+                $0.authentication = Authentication(.password(user: "ada", password: "s3cret"))
+                $0.interceptors = [interceptor]
+                $0.maximumBodySize = 64 * 1024
+            }) { client in
+                let answer = try await client.stream(Request<Void>(path: "/digest-auth/auth/ada/s3cret/MD5")) { response in
+                    try await response.body.collect(upTo: 1 << 20)
+                }
+                #expect(String(decoding: answer, as: UTF8.self).contains("\"authenticated\""))
+                #expect(server.receivedRequests.last?.header("X-Intercepted") == "yes")
+
+                let size = 3 * 1024 * 1024
+                let counted = try await client.stream(Request<Void>(path: "/range/\(size)")) { response in
+                    var count = 0
+                    for try await piece in response.body { count += piece.count }
+                    return count
+                }
+                #expect(counted == size)
+                let error = await courierError { _ = try await client.send(Request<Data>(path: "/range/\(size)")) }
+                #expect(error?.kind == .responseTooLarge)
+            }
+        }
+    }
+
+    @Test("a streamed request is validated at its head before the reader sees it")
+    func streamValidatesTheHead() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let read = NIOLockedValueBox(false)
+                let error = await courierError {
+                    _ = try await client.stream(Request<Void>(path: "/status/404")) { _ in read.withLockedValue { $0 = true } }
+                }
+                #expect(error?.kind == .validationFailed)
+                #expect(error?.response?.status == 404)
+                #expect(read.withLockedValue { $0 } == false)
+            }
+        }
+    }
+
+    @Test("an interceptor that answers itself has its response handed to the stream reader whole")
+    func interceptorAnswerReachesTheReader() async throws {
+        try await withClient(nil, configure: { $0.interceptors = [AnsweringInterceptor()] }) { client in
+            let text = try await client.stream(Request<Void>(path: "http://127.0.0.1:9/nowhere")) { response in
+                String(decoding: try await response.body.collect(upTo: 100), as: UTF8.self)
+            }
+            #expect(text == "stubbed")
+        }
+    }
+
+    @Test("a request's redirect policy overrides the client's, both ways")
+    func perRequestRedirectPolicy() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                var stay = Request<Response>(path: "/redirect/2")
+                stay.redirectPolicy = RedirectPolicy.none
+                stay.validators = []
+                let response = try await client.send(stay)
+                #expect(response.status == 302)
+                #expect(try await client.send(Request<Response>(path: "/redirect/2")).status == 200)
+            }
+            try await withClient(server, configure: { $0.redirectPolicy = .none }) { client in
+                var follow = Request<Response>(path: "/redirect/2")
+                follow.redirectPolicy = .follow(maximum: 5)
+                let response = try await client.send(follow)
+                #expect(response.status == 200)
+                #expect(response.redirects.count == 2)
+                let error = await courierError { _ = try await client.send(Request<Response>(path: "/redirect/2")) }
+                #expect(error?.response?.status == 302)
+            }
+        }
+    }
+
+    @Test("Request.map keeps every field")
+    func mapKeepsEveryField() {
+        var request = Request<Data>(method: .put, path: "/x")
+        request.allowsCoalescing = false
+        request.redirectPolicy = .follow(maximum: 3)
+        request.retryPolicy = .retries(2)
+        request.timeout = .seconds(7)
+        request.tag = 9
+        let mapped = request.map { response, _ in response.status }
+        #expect(mapped.allowsCoalescing == false)
+        #expect(mapped.redirectPolicy == .follow(maximum: 3))
+        #expect(mapped.retryPolicy != nil)
+        #expect(mapped.timeout == .seconds(7))
+        #expect(mapped.tag == 9)
+        #expect(mapped.method == .put)
+    }
+}

@@ -15,10 +15,9 @@ func batchFile(_ json: String) throws -> String {
 @Suite("courier batch")
 struct BatchCommandTests {
     @Test func settleReportsEveryRequestInTheFilesOrder() async throws {
-        // A port that refuses connections: a server that has been stopped.
-        let closed = try await TestServer.start()
-        let refused = closed.url("/get").absoluteString
-        try await closed.shutdown()
+        // A port that refuses connections, and that no server of another test can take.
+        let reserved = try ReservedPort()
+        let refused = reserved.url("/get").absoluteString
         try await withServer { server in
             let path = try batchFile("""
                 [
@@ -30,6 +29,7 @@ struct BatchCommandTests {
                 """)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let run = await courier("batch", path, "--mode", "settle", "--concurrency", "4", "--report", "json")
+            withExtendedLifetime(reserved) {}
 
             #expect(run.status == 3, "the first failure in file order is a connection failure")
             let lines = run.stdout.split(separator: "\n").map(String.init)

@@ -11,6 +11,13 @@ final class Authenticator: Sendable {
     private enum Entry: Sendable {
         case password(user: String, password: String, preemptive: Bool)
         case bearer(TokenRefresher)
+
+        init(_ credential: Credential) {
+            switch credential.secret {
+            case .password(let user, let password, let preemptive): self = .password(user: user, password: password, preemptive: preemptive)
+            case .bearer(let provider): self = .bearer(TokenRefresher(provider: provider))
+            }
+        }
     }
 
     /// The scheme an origin asked for, and its Digest state.
@@ -46,16 +53,22 @@ final class Authenticator: Sendable {
             case .origin(let origin): url = origin
             }
             guard let url else { continue }
-            switch credential.secret {
-            case .password(let user, let password, let preemptive):
-                entries[RedirectStateMachine.origin(of: url)] = .password(user: user, password: password, preemptive: preemptive)
-            case .bearer(let provider):
-                entries[RedirectStateMachine.origin(of: url)] = .bearer(TokenRefresher(provider: provider))
-            }
+            entries[RedirectStateMachine.origin(of: url)] = Entry(credential)
         }
         guard !entries.isEmpty else { return nil }
         self.entries = entries
         self.logger = configuration.logger
+    }
+
+    /// An authenticator of one request, with `credential` for the origin of `url` alone.
+    init(credential: Credential, origin url: URL, logger: Logger) {
+        self.entries = [RedirectStateMachine.origin(of: url): Entry(credential)]
+        self.logger = logger
+    }
+
+    /// Whether credentials are configured for the origin of `url`.
+    func hasCredentials(for url: URL) -> Bool {
+        entries[RedirectStateMachine.origin(of: url)] != nil
     }
 
     /// Who the credentials configured for `url`'s origin speak for: the user name and

@@ -59,6 +59,9 @@ extension Client {
         )
         built.allowsCoalescing = request.allowsCoalescing
         built.redirectPolicy = request.redirectPolicy
+        if let credential = request.credential {
+            built.authenticator = Authenticator(credential: credential, origin: url, logger: configuration.logger)
+        }
         return built
     }
 }

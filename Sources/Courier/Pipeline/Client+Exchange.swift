@@ -42,7 +42,7 @@ extension Client {
         while true {
             // Credentials go on a copy: the hop a redirect builds from `current` never inherits them.
             var outgoing = current
-            let authenticator = redirects.credentialsRemoved ? nil : self.authenticator
+            let authenticator = redirects.credentialsRemoved ? nil : (request.authenticator ?? self.authenticator)
             let credentials = try await authenticator?.authorize(&outgoing, attempts: attempts)
             prepareHop(&outgoing)
             let origin = try await admit(outgoing)

@@ -24,7 +24,7 @@ extension Client {
         if let authorization = request.headers["Authorization"] {
             credentials = "authorization:" + authorization
         } else {
-            credentials = try await authenticator?.identity(for: request.url)
+            credentials = try await (request.authenticator ?? authenticator)?.identity(for: request.url)
         }
         var certificate: String?
         if request.url.scheme?.lowercased() == "https", let host = request.url.host,

@@ -41,6 +41,9 @@ public struct HTTPRequest: Sendable {
     var collectsResponseBody = false
     /// The redirect rules for this request; `nil` uses the client's.
     public var redirectPolicy: RedirectPolicy?
+    /// The credentials of this request alone (from ``Request/credential``), used instead of
+    /// the client's; `nil` uses the client's.
+    var authenticator: Authenticator?
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

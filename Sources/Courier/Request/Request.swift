@@ -50,6 +50,11 @@ public struct Request<Value: Sendable>: Sendable {
     public var maximumBodySize: Int?
     /// When this request is sent again after a failure; `nil` uses the client's policy.
     public var retryPolicy: RetryPolicy?
+    /// A credential for this request alone, sent to the origin of its URL (and used to answer
+    /// that origin's challenges) instead of the client's ``ClientConfiguration/authentication``;
+    /// `nil` uses the client's. The cross-origin rules hold: once a redirect leaves the
+    /// origin, nothing is added.
+    public var credential: Credential?
     /// How this request's redirects are followed; `nil` uses the client's
     /// ``ClientConfiguration/redirectPolicy``. The cross-origin rules hold whatever the policy.
     public var redirectPolicy: RedirectPolicy?
@@ -98,6 +103,7 @@ public struct Request<Value: Sendable>: Sendable {
         other.maximumBodySize = maximumBodySize
         other.retryPolicy = retryPolicy
         other.redirectPolicy = redirectPolicy
+        other.credential = credential
         other.tag = tag
         other.userInfo = userInfo
         other.allowsCoalescing = allowsCoalescing

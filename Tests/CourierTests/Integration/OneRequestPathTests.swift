@@ -178,3 +178,61 @@ struct OneRequestPathTests {
         #expect(mapped.method == .put)
     }
 }
+
+@Suite("Per-request credentials")
+struct PerRequestCredentialTests {
+    @Test("a request's credential is used instead of the client's, and only for that request")
+    func requestCredentialWins() async throws {
+        try await withServer { server in
+            try await withClient(server, configure: { $0.authentication = Authentication(.password(user: "ada", password: "wrong")) }) { client in
+                var request = Request<Response>(path: "/digest-auth/auth/ada/right/SHA-256")
+                request.credential = .password(user: "ada", password: "right")
+                let answered = try await client.send(request)
+                #expect(answered.status == 200)
+                let error = await courierError { _ = try await client.send(Request<Response>(path: "/digest-auth/auth/ada/right/SHA-256")) }
+                #expect(error?.kind == .authenticationFailed)
+            }
+        }
+    }
+
+    @Test("identical requests with different credentials of their own never share an exchange")
+    func credentialsKeepFlightsApart() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let outcomes = await withTaskGroup(of: (String, String).self) { group in
+                    for token in ["a", "b", "a", "b"] {
+                        group.addTask {
+                            var request = Request<Response>(path: "/bearer?token=a")
+                            request.credential = .bearer(token)
+                            do {
+                                return (token, "\(try await client.send(request).status)")
+                            } catch let error as CourierError {
+                                return (token, error.kind.description)
+                            } catch {
+                                return (token, "\(error)")
+                            }
+                        }
+                    }
+                    return await group.reduce(into: [(String, String)]()) { $0.append($1) }
+                }
+                #expect(outcomes.filter { $0.0 == "a" }.map(\.1) == ["200", "200"])
+                #expect(outcomes.filter { $0.0 == "b" }.map(\.1) == ["authenticationFailed", "authenticationFailed"])
+                #expect(server.receivedRequests.count == 4)
+            }
+        }
+    }
+
+    @Test("a request's credential is not sent to another origin after a redirect")
+    func requestCredentialStaysOnItsOrigin() async throws {
+        try await withTwoServers { first, second in
+            try await withClient(first) { client in
+                let away = second.url("/get").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                var request = Request<Response>(path: "/redirect-to?url=\(away)")
+                request.credential = .password(user: "ada", password: "pw", preemptive: true)
+                _ = try await client.send(request)
+                #expect(first.receivedRequests.first?.header("Authorization") != nil)
+                #expect(second.receivedRequests.allSatisfy { $0.header("Authorization") == nil })
+            }
+        }
+    }
+}

@@ -43,9 +43,9 @@ struct BatchCommand: AsyncParsableCommand {
         }
         let items = try BatchFile.read(file)
         var configuration = try client.configuration()
-        configuration.maximumConcurrentRequests = max(configuration.maximumConcurrentRequests, concurrency)
-        configuration.maximumConcurrentRequestsPerHost = concurrency
-        configuration.maximumConnectionsPerHost = max(configuration.maximumConnectionsPerHost, concurrency)
+        configuration.limits.maximumConcurrentRequests = max(configuration.limits.maximumConcurrentRequests, concurrency)
+        configuration.limits.maximumConcurrentRequestsPerHost = concurrency
+        configuration.limits.maximumConnectionsPerHost = max(configuration.limits.maximumConnectionsPerHost, concurrency)
 
         var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
         // Each request is made when its turn comes, so that 20,000 of them cost little memory.

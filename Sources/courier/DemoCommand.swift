@@ -61,7 +61,7 @@ struct DemoSteps {
 
     func priorities() async throws {
         var configuration = ClientConfiguration(baseURL: server.baseURL)
-        configuration.maximumConcurrentRequestsPerHost = 1
+        configuration.limits.maximumConcurrentRequestsPerHost = 1
         try await Client.withClient(configuration: configuration) { client in
             let blocker = client.start(Request<Data>(path: "/delay/0.3"))
             for _ in 0..<500 where client.activity.inFlight == 0 { try await Task.sleep(for: .milliseconds(10)) }

@@ -26,8 +26,8 @@ struct CacheBenchmark {
     static func client(storage: (any CacheStorage)?, connections: Int = 1) -> Client {
         var configuration = ClientConfiguration()
         configuration.decompression = .disabled
-        configuration.maximumConnectionsPerHost = connections
-        configuration.maximumConcurrentRequestsPerHost = connections
+        configuration.limits.maximumConnectionsPerHost = connections
+        configuration.limits.maximumConcurrentRequestsPerHost = connections
         if let storage {
             var cache = CacheConfiguration(storage: storage)
             cache.policy.defaultFreshness = .seconds(3600)

@@ -20,7 +20,7 @@ struct OverheadBenchmark {
         for (coalesces, tasks) in [(true, 1), (false, 1), (false, 16)] {
             var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!)
             configuration.coalescesRequests = coalesces
-            configuration.maximumConcurrentRequestsPerHost = tasks
+            configuration.limits.maximumConcurrentRequestsPerHost = tasks
             let client = Client(configuration: configuration, transport: MemoryTransport())
             let request = Request<Data>(path: "/bytes/100")
             var samples: [Sample] = []

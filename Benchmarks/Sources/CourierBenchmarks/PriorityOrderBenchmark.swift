@@ -13,7 +13,7 @@ struct PriorityOrderBenchmark {
         let priorities = (0..<count).map { _ in RequestPriority.allCases.randomElement(using: &generator)! }
         try await TestServer.withServer { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
-            configuration.maximumConcurrentRequestsPerHost = 1
+            configuration.limits.maximumConcurrentRequestsPerHost = 1
             try await Client.withClient(configuration: configuration) { client in
                 let blocker = client.start(Request<Data>(path: "/delay/0.5"))
                 for _ in 0..<500 where client.activity.inFlight == 0 { try await Task.sleep(for: .milliseconds(10)) }

@@ -26,8 +26,8 @@ struct SmallGetBenchmark {
             configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
             let raw = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
             var courierConfiguration = ClientConfiguration()
-            courierConfiguration.maximumConnectionsPerHost = concurrency
-            courierConfiguration.maximumConcurrentRequestsPerHost = concurrency
+            courierConfiguration.limits.maximumConnectionsPerHost = concurrency
+            courierConfiguration.limits.maximumConcurrentRequestsPerHost = concurrency
             courierConfiguration.decompression = .disabled
             // Every request here is the same GET; coalescing would answer many of them with one
             // exchange, which the raw client cannot do. Each request goes to the server, as in raw.

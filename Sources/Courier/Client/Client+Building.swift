@@ -52,7 +52,7 @@ extension Client {
             appCachePolicy: request.appCachePolicy,
             sensitiveHeaders: request.sensitiveHeaders.isEmpty && configuration.sensitiveHeaders.isEmpty
                 ? [] : Set((request.sensitiveHeaders.union(configuration.sensitiveHeaders)).map { $0.lowercased() }),
-            maximumBodySize: request.maximumBodySize ?? configuration.maximumBodySize,
+            maximumBodySize: request.maximumBodySize ?? configuration.limits.maximumBodySize,
             tag: request.tag,
             userInfo: request.userInfo,
             id: id

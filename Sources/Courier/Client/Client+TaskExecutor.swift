@@ -8,7 +8,7 @@ extension Client {
     /// spends less time handing itself between threads when it runs there: each response
     /// resumes it on the thread that received it, and its next request starts on that thread.
     /// Its requests go over connections of its own loop, kept apart from those of callers
-    /// elsewhere and limited by ``ClientConfiguration/maximumConnectionsPerHost`` on their
+    /// elsewhere and limited by ``Limits/maximumConnectionsPerHost`` on their
     /// own. Keep work that blocks or computes for long off these executors; they also carry
     /// every connection's I/O.
     ///

@@ -44,9 +44,9 @@ public final class Client: Sendable {
         self.transport = transport
         self.ownsTransport = ownsTransport
         self.scheduler = Scheduler(
-            globalLimit: configuration.maximumConcurrentRequests,
-            perHostLimit: configuration.maximumConcurrentRequestsPerHost,
-            adaptive: configuration.adaptiveConcurrency
+            globalLimit: configuration.limits.maximumConcurrentRequests,
+            perHostLimit: configuration.limits.maximumConcurrentRequestsPerHost,
+            adaptive: configuration.limits.adaptiveConcurrency
         )
         self.authenticator = Authenticator(configuration: configuration)
         self.cache = configuration.cache.map { HTTPCache(configuration: $0, logger: configuration.logger) }

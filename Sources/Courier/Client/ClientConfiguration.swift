@@ -13,8 +13,8 @@ public struct ClientConfiguration: Sendable {
     /// The `User-Agent` sent unless you set one: `Courier/` and the library's version.
     public static let defaultUserAgent = "Courier/0.1.0"
 
-    /// The default limit on a collected body: 32 MiB.
-    public static let defaultMaximumBodySize = 32 * 1024 * 1024
+    /// The default limit on a collected body: 32 MiB (``Limits/defaultMaximumBodySize``).
+    public static let defaultMaximumBodySize = Limits.defaultMaximumBodySize
 
     /// The URL relative request paths are joined to.
     public var baseURL: URL?
@@ -26,17 +26,12 @@ public struct ClientConfiguration: Sendable {
     public var defaultBodyEncoding: BodyEncoding
     /// Connect, read and total timeouts.
     public var timeouts: Timeouts
-    /// The largest body collected for a response; past it the request fails with
-    /// ``CourierError/Kind/responseTooLarge``.
-    public var maximumBodySize: Int
+    /// The largest collected body, the requests in flight, the connections kept.
+    public var limits: Limits
     /// How redirects are followed.
     public var redirectPolicy: RedirectPolicy
     /// Whether gzip and deflate bodies are inflated, and within which ratio.
     public var decompression: Decompression
-    /// Connections kept per host by the default transport; 8 by default. Tasks running on an
-    /// event loop (see ``Client/makeTaskExecutor()``) use connections of that loop, up to as
-    /// many again per loop.
-    public var maximumConnectionsPerHost: Int
     /// The logger; silent unless you pass one.
     public var logger: Logger
     /// The interceptors, outermost first.
@@ -45,19 +40,6 @@ public struct ClientConfiguration: Sendable {
     public var observers: [any RequestObserver]
     /// The decoder used for `Decodable` responses unless a request names its own.
     public var jsonDecoder: JSONDecoder
-    /// The most requests in flight at once; more wait in priority order. 64 by default.
-    public var maximumConcurrentRequests: Int
-    /// The most requests in flight to one origin (scheme, host, port) at once; 6 by default.
-    /// With ``adaptiveConcurrency``, the upper bound of each origin's adaptive limit.
-    ///
-    /// Keep it at or below ``maximumConnectionsPerHost``: requests in flight beyond the number of
-    /// connections wait inside the transport for a free one, and one that waits longer than the
-    /// connect timeout fails with ``CourierError/Kind/timeout``.
-    public var maximumConcurrentRequestsPerHost: Int
-    /// Adapts each origin's limit to its latency and errors, up to
-    /// ``maximumConcurrentRequestsPerHost``; `nil`, the default, keeps every origin's limit at
-    /// that maximum.
-    public var adaptiveConcurrency: AdaptiveConcurrency?
     /// When failed requests are sent again; never, by default.
     public var retryPolicy: RetryPolicy
     /// The clock retries wait on; tests pass one that does not really sleep.
@@ -92,17 +74,13 @@ public struct ClientConfiguration: Sendable {
         self.defaultHeaders = ["User-Agent": ClientConfiguration.defaultUserAgent]
         self.defaultBodyEncoding = .form
         self.timeouts = Timeouts()
-        self.maximumBodySize = ClientConfiguration.defaultMaximumBodySize
+        self.limits = Limits()
         self.redirectPolicy = .default
         self.decompression = .enabled(maximumRatio: 100)
-        self.maximumConnectionsPerHost = 8
         self.logger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
         self.interceptors = []
         self.observers = []
         self.jsonDecoder = JSONDecoder()
-        self.maximumConcurrentRequests = 64
-        self.maximumConcurrentRequestsPerHost = 6
-        self.adaptiveConcurrency = nil
         self.retryPolicy = .none
         self.clock = ContinuousClock()
         self.authentication = Authentication()
@@ -120,9 +98,42 @@ public struct ClientConfiguration: Sendable {
             connectTimeout: timeouts.connect,
             readTimeout: timeouts.read,
             decompression: decompression,
-            maximumConnectionsPerHost: maximumConnectionsPerHost,
+            maximumConnectionsPerHost: limits.maximumConnectionsPerHost,
             proxy: proxy
         )
+    }
+}
+
+extension ClientConfiguration {
+    /// The largest body collected; now ``Limits/maximumBodySize`` in ``limits``.
+    @available(*, deprecated, renamed: "limits.maximumBodySize")
+    public var maximumBodySize: Int {
+        get { limits.maximumBodySize }
+        set { limits.maximumBodySize = newValue }
+    }
+    /// The most requests in flight; now ``Limits/maximumConcurrentRequests`` in ``limits``.
+    @available(*, deprecated, renamed: "limits.maximumConcurrentRequests")
+    public var maximumConcurrentRequests: Int {
+        get { limits.maximumConcurrentRequests }
+        set { limits.maximumConcurrentRequests = newValue }
+    }
+    /// The most requests in flight per origin; now ``Limits/maximumConcurrentRequestsPerHost`` in ``limits``.
+    @available(*, deprecated, renamed: "limits.maximumConcurrentRequestsPerHost")
+    public var maximumConcurrentRequestsPerHost: Int {
+        get { limits.maximumConcurrentRequestsPerHost }
+        set { limits.maximumConcurrentRequestsPerHost = newValue }
+    }
+    /// Connections kept per host; now ``Limits/maximumConnectionsPerHost`` in ``limits``.
+    @available(*, deprecated, renamed: "limits.maximumConnectionsPerHost")
+    public var maximumConnectionsPerHost: Int {
+        get { limits.maximumConnectionsPerHost }
+        set { limits.maximumConnectionsPerHost = newValue }
+    }
+    /// The adaptive per-origin limit; now ``Limits/adaptiveConcurrency`` in ``limits``.
+    @available(*, deprecated, renamed: "limits.adaptiveConcurrency")
+    public var adaptiveConcurrency: AdaptiveConcurrency? {
+        get { limits.adaptiveConcurrency }
+        set { limits.adaptiveConcurrency = newValue }
     }
 }
 

@@ -111,7 +111,7 @@ extension DurableQueue {
             var failure: CourierError?
             do {
                 let request = try record.request.httpRequest(
-                    maximumBodySize: client.configuration.maximumBodySize, defaultTimeout: client.configuration.timeouts.total
+                    maximumBodySize: client.configuration.limits.maximumBodySize, defaultTimeout: client.configuration.timeouts.total
                 )
                 response = try await client.sendOnce(request)
             } catch let error as CourierError {

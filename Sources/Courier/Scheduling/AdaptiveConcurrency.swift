@@ -6,15 +6,15 @@
 /// (rounded down, and always by at least one) after each sign of overload: a connection that
 /// fails or times out, a 429 or 503 response, or a response more than ``latencyTolerance``
 /// times slower than the origin's fastest recent one. It never leaves the range from
-/// ``minimumLimit`` to ``ClientConfiguration/maximumConcurrentRequestsPerHost``.
+/// ``minimumLimit`` to ``Limits/maximumConcurrentRequestsPerHost``.
 ///
 /// ```swift
-/// configuration.maximumConcurrentRequestsPerHost = 8
-/// configuration.adaptiveConcurrency = AdaptiveConcurrency(initialLimit: 2)
+/// configuration.limits.maximumConcurrentRequestsPerHost = 8
+/// configuration.limits.adaptiveConcurrency = AdaptiveConcurrency(initialLimit: 2)
 /// ```
 public struct AdaptiveConcurrency: Sendable, Hashable {
     /// The limit an origin starts with; 2 by default. Raised to ``minimumLimit`` and lowered
-    /// to ``ClientConfiguration/maximumConcurrentRequestsPerHost`` when it is out of range.
+    /// to ``Limits/maximumConcurrentRequestsPerHost`` when it is out of range.
     public var initialLimit: Int
     /// The lowest limit; 1 by default, and never less than 1.
     public var minimumLimit: Int

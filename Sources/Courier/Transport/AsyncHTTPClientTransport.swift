@@ -336,7 +336,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     private func tooLarge() -> CourierError {
         CourierError(
             .responseTooLarge,
-            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.maximumBodySize, or download it to a file.",
+            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
             url: url
         )
     }

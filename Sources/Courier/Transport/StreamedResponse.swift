@@ -113,7 +113,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     static func tooLarge(_ limit: Int) -> CourierError {
         CourierError(
             .responseTooLarge,
-            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.maximumBodySize, or stream it with Client.stream(_:body:) or Client.download(_:to:options:)."
+            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or stream it with Client.stream(_:body:) or Client.download(_:to:options:)."
         )
     }
 

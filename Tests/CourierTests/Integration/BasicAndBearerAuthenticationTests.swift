@@ -66,10 +66,10 @@ struct BasicAndBearerAuthenticationTests {
         try await withServer { server in
             try await withClient(server, configure: {
                 $0.authentication = Authentication(.bearer(provider))
-                $0.maximumConcurrentRequestsPerHost = 50
+                $0.limits.maximumConcurrentRequestsPerHost = 50
                 // A connection for each, so that no request waits in the connection pool, where a
                 // loaded machine could outlast the connect timeout.
-                $0.maximumConnectionsPerHost = 50
+                $0.limits.maximumConnectionsPerHost = 50
                 // Fifty refusals need fifty exchanges: identical requests would otherwise share one.
                 $0.coalescesRequests = false
             }) { client in

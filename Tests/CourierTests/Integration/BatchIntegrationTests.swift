@@ -83,7 +83,7 @@ struct BatchIntegrationTests {
     @Test func concurrencyBoundIsNeverExceeded() async throws {
         try await withServer { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
-            configuration.maximumConcurrentRequestsPerHost = 16
+            configuration.limits.maximumConcurrentRequestsPerHost = 16
             let transport = CountingTransport()
             let client = Client(configuration: configuration, transport: transport, ownsTransport: true)
             var batch = Batch(mode: .settle, maximumConcurrency: 3)

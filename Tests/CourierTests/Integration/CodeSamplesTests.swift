@@ -116,12 +116,12 @@ struct CodeSamplesTests {
     @Test func adaptiveLimits() async throws {
         try await TestServer.withServer { server in
             var configuration = ClientConfiguration(baseURL: server.url("/anything"))
-            configuration.maximumConcurrentRequestsPerHost = 8
-            configuration.adaptiveConcurrency = AdaptiveConcurrency(initialLimit: 2, minimumLimit: 1)
+            configuration.limits.maximumConcurrentRequestsPerHost = 8
+            configuration.limits.adaptiveConcurrency = AdaptiveConcurrency(initialLimit: 2, minimumLimit: 1)
             let client = Client(configuration: configuration)
             let response = try await client.response(for: Request<Data>(path: "/users"))
             #expect(response.status == 200)
-            #expect(client.configuration.adaptiveConcurrency == AdaptiveConcurrency(initialLimit: 2))
+            #expect(client.configuration.limits.adaptiveConcurrency == AdaptiveConcurrency(initialLimit: 2))
             try await client.shutdown()
         }
     }

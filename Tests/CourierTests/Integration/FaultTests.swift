@@ -54,7 +54,7 @@ struct FaultTests {
 
     @Test func bodyLargerThanTheLimitIsRefused() async throws {
         try await withServer { server in
-            try await withClient(server, configure: { $0.maximumBodySize = 1000 }) { client in
+            try await withClient(server, configure: { $0.limits.maximumBodySize = 1000 }) { client in
                 let declared = await courierError { _ = try await client.response(for: Request<Response>(path: "/bytes/5000")) }
                 #expect(declared?.kind == .responseTooLarge)
                 let chunked = await courierError { _ = try await client.response(for: Request<Response>(path: "/stream-bytes/5000?chunk_size=100")) }

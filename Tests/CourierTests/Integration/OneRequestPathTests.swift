@@ -92,7 +92,7 @@ struct OneRequestPathTests {
             try await withClient(server, configure: {
                 $0.authentication = Authentication(.password(user: "ada", password: "s3cret"))
                 $0.interceptors = [interceptor]
-                $0.maximumBodySize = 64 * 1024
+                $0.limits.maximumBodySize = 64 * 1024
             }) { client in
                 let answer = try await client.stream(Request<Void>(path: "/digest-auth/auth/ada/s3cret/MD5")) { response in
                     try await response.body.collect(upTo: 1 << 20)

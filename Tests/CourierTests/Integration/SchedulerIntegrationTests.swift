@@ -30,9 +30,9 @@ struct SchedulerIntegrationTests {
         _ body: (Client, CountingTransport) async throws -> T
     ) async throws -> T {
         var configuration = ClientConfiguration()
-        configuration.maximumConcurrentRequests = global
-        configuration.maximumConcurrentRequestsPerHost = perHost
-        configuration.adaptiveConcurrency = adaptive
+        configuration.limits.maximumConcurrentRequests = global
+        configuration.limits.maximumConcurrentRequestsPerHost = perHost
+        configuration.limits.adaptiveConcurrency = adaptive
         let transport = CountingTransport()
         let client = Client(configuration: configuration, transport: transport, ownsTransport: true)
         do {

@@ -117,7 +117,7 @@ final class ChannelTransport: Sendable {
     private func tooLarge(_ limit: Int, url: URL) -> CourierError {
         CourierError(
             .responseTooLarge,
-            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.maximumBodySize, or download it to a file.",
+            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
             url: url
         )
     }

@@ -15,6 +15,7 @@ struct QueueOptions: ParsableArguments {
     }
 
     /// Opens the queue with a client of `clientConfiguration`, runs `body`, and closes both.
+    /// What opening found open to other users is printed on stderr, one line each.
     func withQueue<Result>(
         delivers: Bool, clientConfiguration: ClientConfiguration = ClientConfiguration(), _ body: (DurableQueue) async throws -> Result
     ) async throws -> Result {
@@ -25,6 +26,7 @@ struct QueueOptions: ParsableArguments {
             } catch let error as CourierError {
                 throw CommandFailure(error)
             }
+            for warning in queue.permissionWarnings { Output.current.error("courier: warning: \(warning)") }
             do {
                 let result = try await body(queue)
                 await queue.close()

@@ -18,6 +18,10 @@ import Foundation
 public actor DurableQueue {
     /// The queue's configuration.
     public nonisolated let configuration: QueueConfiguration
+    /// What opening found open to other users: a queue folder that Courier left as it was, or
+    /// database files it made private (0600). One sentence each, also logged as warnings
+    /// through the client's logger; empty when the files were private.
+    public nonisolated let permissionWarnings: [String]
     let client: Client
     let store: QueueStore
 
@@ -36,6 +40,7 @@ public actor DurableQueue {
         self.client = client
         self.store = store
         self.configuration = configuration
+        self.permissionWarnings = store.warnings
     }
 
     /// Opens the queue at ``QueueConfiguration/path`` for `client`, which sends its requests;

@@ -49,6 +49,8 @@ struct QueueCommand: AsyncParsableCommand {
                         case .delivered(let record, let response): out.write("delivered \(record.id) \(response.status)\n")
                         case .failed(let record): out.write("failed \(record.id) \(QueueCommand.reason(record))\n")
                         case .expired(let record): out.write("expired \(record.id)\n")
+                        case .needsCredentials(let record, let missing):
+                            out.write("waiting \(record.id) needs credentials for \(record.request.origin) (\(missing.joined(separator: ", ")))\n")
                         case .queued, .attempt, .waiting: break
                         }
                     }

@@ -36,6 +36,10 @@ public struct HTTPRequest: Sendable {
     /// Whether the request may share one exchange with identical requests in flight (see
     /// ``ClientConfiguration/coalescesRequests``); `true` by default.
     public var allowsCoalescing = true
+    /// Whether the client may add the credentials it has for the request's origin
+    /// (``ClientConfiguration/authentication``) and answer its challenges; `false` for a
+    /// durable request that was enqueued without credentials.
+    var usesClientCredentials = true
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

@@ -2,12 +2,13 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// `--user` and `--bearer`: the credentials `fetch` sends to the origin of its URL.
+/// `--user` and `--bearer`: the credentials `fetch` sends to the origin of its URL, and
+/// `queue run` to the origin of `--origin`.
 struct AuthenticationOptions: ParsableArguments {
-    @Option(help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin.")
+    @Option(help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin (for `queue run`, of --origin).")
     var user: String?
 
-    @Option(help: "A bearer token sent to the URL's origin as 'Authorization: Bearer TOKEN'.")
+    @Option(help: "A bearer token sent to the URL's origin (for `queue run`, to --origin) as 'Authorization: Bearer TOKEN'.")
     var bearer: String?
 
     /// The credential these options give, if any.

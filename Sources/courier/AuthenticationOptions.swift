@@ -3,12 +3,12 @@ import Courier
 import Foundation
 
 /// `--user` and `--bearer`: the credentials `fetch` and `download` send to the origin of their
-/// URL, and to no other.
+/// URL, and to no other, and `queue run` to the origin of `--origin`.
 struct AuthenticationOptions: ParsableArguments {
-    @Option(help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin.")
+    @Option(help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin (for `queue run`, of --origin).")
     var user: String?
 
-    @Option(help: "A bearer token sent to the URL's origin as 'Authorization: Bearer TOKEN'.")
+    @Option(help: "A bearer token sent to the URL's origin (for `queue run`, to --origin) as 'Authorization: Bearer TOKEN'.")
     var bearer: String?
 
     /// The credential these options give, if any.

@@ -24,7 +24,9 @@ struct CacheCommand: AsyncParsableCommand {
                 throw CommandFailure(.invalidInput, "--cache \(cache) is a file, not a folder; give the cache folder")
             }
             do {
-                return try DiskCacheStorage(directory: url)
+                let storage = try DiskCacheStorage(directory: url)
+                for warning in storage.permissionWarnings { Output.current.error("courier: warning: \(warning)") }
+                return storage
             } catch {
                 throw CommandFailure(error)
             }

@@ -33,7 +33,8 @@ enum ExitStatus: Int32 {
     /// The durable queue is full, its database cannot be used, or it has no record with the
     /// id given.
     case queue = 13
-    /// `queue run --deadline` ended with records still waiting.
+    /// `queue run` ended with records still waiting: `--deadline` passed, or the records left
+    /// need credentials it was not given.
     case queueNotEmpty = 14
 
     init(_ kind: CourierError.Kind) {

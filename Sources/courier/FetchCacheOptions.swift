@@ -54,6 +54,7 @@ struct FetchCacheOptions: ParsableArguments {
     static func storage(folder: String) throws -> TieredCacheStorage {
         do {
             let disk = try DiskCacheStorage(directory: URL(fileURLWithPath: folder, isDirectory: true))
+            for warning in disk.permissionWarnings { Output.current.error("courier: warning: \(warning)") }
             return TieredCacheStorage(front: MemoryCacheStorage(), back: disk)
         } catch {
             throw CommandFailure(.invalidInput, "--cache \(folder): \(error.message)")

@@ -25,45 +25,6 @@ struct QueueCommand: AsyncParsableCommand {
         }
     }
 
-    /// `queue run`: delivers until nothing waits, or the deadline.
-    struct Run: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Deliver what is pending; exit when the queue is empty (status 0) or when --deadline passes (status 14)."
-        )
-
-        @OptionGroup var queue: QueueOptions
-
-        @Option(help: "Stop after this many seconds even if records still wait.")
-        var deadline: Double?
-
-        func run() async throws {
-            let out = Output.current
-            if let deadline, !(deadline > 0 && deadline.isFinite) {
-                throw CommandFailure(.invalidInput, "--deadline must be a positive number of seconds")
-            }
-            let emptied = try await queue.withQueue(delivers: false) { queue in
-                let events = await queue.events()
-                let printer = Task {
-                    for await event in events {
-                        switch event {
-                        case .delivered(let record, let response): out.write("delivered \(record.id) \(response.status)\n")
-                        case .failed(let record): out.write("failed \(record.id) \(QueueCommand.reason(record))\n")
-                        case .expired(let record): out.write("expired \(record.id)\n")
-                        case .queued, .attempt, .waiting: break
-                        }
-                    }
-                }
-                let emptied = try await queue.run(deadline: deadline.map { .milliseconds(Int64($0 * 1000)) })
-                await queue.close()  // ends the events, so that the printer has printed them all
-                await printer.value
-                return emptied
-            }
-            if !emptied {
-                throw CommandFailure(.queueNotEmpty, "the deadline passed with records still waiting; run `courier queue run` again later")
-            }
-        }
-    }
-
     /// `queue retry ID`.
     struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a failed, expired or waiting record pending again, due now, with its original key.")

@@ -8,22 +8,29 @@ struct QueueOptions: ParsableArguments {
     var path: String?
 
     /// The queue configuration these options describe.
-    func configuration(delivers: Bool) -> QueueConfiguration {
+    func configuration(delivers: Bool, credentials: (any QueueCredentialSource)? = nil) -> QueueConfiguration {
         var configuration = QueueConfiguration(path: path ?? QueueConfiguration.defaultPath)
         configuration.deliversOnOpen = delivers
+        configuration.credentials = credentials
         return configuration
     }
 
     /// Opens the queue with a client of `clientConfiguration`, runs `body`, and closes both.
+    /// What opening found open to other users is printed on stderr, one line each, unless
+    /// `reportsPermissions` is `false`.
     func withQueue<Result>(
-        delivers: Bool, clientConfiguration: ClientConfiguration = ClientConfiguration(), _ body: (DurableQueue) async throws -> Result
+        delivers: Bool, clientConfiguration: ClientConfiguration = ClientConfiguration(), credentials: (any QueueCredentialSource)? = nil,
+        reportsPermissions: Bool = true, _ body: (DurableQueue) async throws -> Result
     ) async throws -> Result {
         try await Client.withClient(configuration: clientConfiguration) { client in
             let queue: DurableQueue
             do {
-                queue = try await client.openQueue(configuration(delivers: delivers))
+                queue = try await client.openQueue(configuration(delivers: delivers, credentials: credentials))
             } catch let error as CourierError {
                 throw CommandFailure(error)
+            }
+            if reportsPermissions {
+                for warning in queue.permissionWarnings { Output.current.error("courier: warning: \(warning)") }
             }
             do {
                 let result = try await body(queue)

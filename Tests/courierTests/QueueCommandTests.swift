@@ -5,10 +5,10 @@ import Testing
 
 @testable import courier
 
-/// A fresh queue database path in its own folder, removed after `body`.
+/// A fresh queue database path in its own private folder (mode 0700), removed after `body`.
 func withQueuePath<T>(_ body: (String) async throws -> T) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-queue-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     defer { try? FileManager.default.removeItem(at: folder) }
     return try await body(folder.appendingPathComponent("queue.sqlite").path)
 }

@@ -83,10 +83,10 @@ final class Authenticator: Sendable {
     }
 
     /// Adds the credentials for `request`'s origin, unless the request sets its own
-    /// `Authorization`; returns what it added.
+    /// `Authorization` or may not use the client's credentials; returns what it added.
     func authorize(_ request: inout HTTPRequest, attempts: AuthenticationAttempts) async throws -> Sent? {
         let origin = RedirectStateMachine.origin(of: request.url)
-        guard let entry = entries[origin], !request.headers.contains("Authorization") else { return nil }
+        guard request.usesClientCredentials, let entry = entries[origin], !request.headers.contains("Authorization") else { return nil }
         switch entry {
         case .bearer(let refresher):
             let token: String
@@ -130,7 +130,7 @@ final class Authenticator: Sendable {
         _ response: Response, to request: HTTPRequest, sent: Sent?, attempts: inout AuthenticationAttempts
     ) async throws -> Bool {
         let origin = RedirectStateMachine.origin(of: request.url)
-        guard let entry = entries[origin], !request.headers.contains("Authorization") else { return false }
+        guard request.usesClientCredentials, let entry = entries[origin], !request.headers.contains("Authorization") else { return false }
         switch entry {
         case .bearer(let refresher):
             guard case .bearer(let token) = sent else { return false }

@@ -90,6 +90,11 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let queueStorage = Kind("queueStorage")
         /// No record in the durable queue has the identifier given.
         public static let queueRecordNotFound = Kind("queueRecordNotFound")
+        /// A durable request needs credentials (an `Authorization` header or another header
+        /// removed before it was written to disk) that the delivering queue was not given: no
+        /// ``QueueConfiguration/credentials`` supplied them and the client has none for the
+        /// request's origin. The record waits; it is not sent without them.
+        public static let missingCredentials = Kind("missingCredentials")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
 

@@ -16,6 +16,8 @@ extension DurableQueue {
         try checkOpen()
         delivering = true
         try await store.resumeInFlight()
+        // This process may have the credentials an earlier one lacked.
+        try await store.makeDueWaitingForCredentials(now: configuration.now())
         pathWatcher = NetworkPathWatcher.start { [weak self] in await self?.networkIsBack() }
         await planRound()
     }
@@ -59,7 +61,10 @@ extension DurableQueue {
             records, now: now, sending: Set(deliveries.keys), unreachable: unreachable.mapValues(\.probeAt), probing: Set(probes.keys)
         )
         for id in plan.expire {
-            if let record = try? await store.update(id: id, state: .expired, outcome: nil) { publish(.expired(record)) }
+            if let record = try? await store.update(id: id, state: .expired, outcome: nil) {
+                heldCredentials[id] = nil
+                publish(.expired(record))
+            }
         }
         for origin in plan.probe {
             guard let url = URL(string: origin) else { continue }
@@ -101,17 +106,29 @@ extension DurableQueue {
         await planRound()
     }
 
-    /// Claims a record, sends it once and records what came of it.
+    /// Finds a pending record's credentials, then claims it, sends it once and records what
+    /// came of it; a record that lacks credentials is left waiting, unsent and uncounted.
     private func deliver(id: String) async {
         defer { deliveries[id] = nil }
         do {
+            guard let pending = try await store.record(id: id), pending.state == .pending else { return }
+            let (credentials, sourceFailure) = await resolveCredentials(for: pending)
+            guard !closed else { return }
+            guard credentials.missing.isEmpty else {
+                try await waitForCredentials(pending, missing: credentials.missing, sourceFailure: sourceFailure)
+                deliveries[id] = nil
+                await planRound()
+                return
+            }
+            waitingForCredentials.remove(id)
             guard let record = try await store.claim(id: id) else { return }
             publish(.attempt(record))
             var response: Response?
             var failure: CourierError?
             do {
                 let request = try record.request.httpRequest(
-                    maximumBodySize: client.configuration.limits.maximumBodySize, defaultTimeout: client.configuration.timeouts.total
+                    maximumBodySize: client.configuration.limits.maximumBodySize, defaultTimeout: client.configuration.timeouts.total,
+                    credentials: credentials, sensitiveHeaders: Set(client.configuration.sensitiveHeaders.map { $0.lowercased() })
                 )
                 response = try await client.sendOnce(request)
             } catch let error as CourierError {
@@ -142,9 +159,11 @@ extension DurableQueue {
         let outcome = response.map { QueueOutcome($0, at: now) } ?? failure.map { QueueOutcome($0, at: now) }
         switch decision {
         case .delivered:
+            heldCredentials[record.id] = nil
             guard let updated = try await store.update(id: record.id, state: .delivered, outcome: outcome), let response else { return }
             publish(.delivered(updated, response))
         case .failed:
+            heldCredentials[record.id] = nil
             guard let updated = try await store.update(id: record.id, state: .failed, outcome: outcome) else { return }
             publish(.failed(updated))
         case .retry(let wait), .unreachable(let wait):

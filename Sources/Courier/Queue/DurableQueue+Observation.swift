@@ -56,7 +56,7 @@ extension DurableQueue {
         return try await wait(for: id, alreadyDone: { record in record.attempts > 0 ? record.state != .inFlight : !started }) { event in
             switch event {
             case .queued, .attempt: return false
-            case .waiting, .delivered, .failed, .expired: return true
+            case .waiting, .delivered, .failed, .expired, .needsCredentials: return true
             }
         }
     }
@@ -67,17 +67,19 @@ extension DurableQueue {
     }
 
     /// Delivers what is waiting and returns once nothing waits or is in flight (`true`), or
-    /// when `deadline` has passed (`false`). Starts delivery when the queue was opened
-    /// without it.
+    /// `false` when `deadline` has passed or when what is left only waits for credentials the
+    /// queue was not given (see ``QueueEvent/needsCredentials(_:missing:)``). Starts delivery
+    /// when the queue was opened without it.
     public func run(deadline: Duration? = nil) async throws(CourierError) -> Bool {
         let events = events()
         try await startDelivery()
-        if try await store.activeSlots().isEmpty { return true }
+        if let settled = try await settledState() { return settled }
         let clock = configuration.clock
         let emptied: Bool? = await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
-                for await event in events where event.record.state.isFinal {
-                    if (try? await self.store.activeSlots().isEmpty) == true { return true }
+                for await event in events {
+                    if case .needsCredentials = event {} else if !event.record.state.isFinal { continue }
+                    if let settled = try? await self.settledState() { return settled }
                 }
                 return nil
             }
@@ -93,6 +95,14 @@ extension DurableQueue {
         }
         if let emptied { return emptied }
         return try await store.activeSlots().isEmpty
+    }
+
+    /// `true` when nothing waits or is in flight, `false` when what is left only waits for
+    /// credentials, `nil` while something can still move.
+    private func settledState() async throws(CourierError) -> Bool? {
+        let slots = try await store.activeSlots()
+        if slots.isEmpty { return true }
+        return QueuePlanner.waitsOnlyForCredentials(slots, waiting: waitingForCredentials) ? false : nil
     }
 }
 

@@ -18,8 +18,18 @@ import Foundation
 public actor DurableQueue {
     /// The queue's configuration.
     public nonisolated let configuration: QueueConfiguration
+    /// What opening found open to other users: a queue folder that Courier left as it was, or
+    /// database files it made private (0600). One sentence each, also logged as warnings
+    /// through the client's logger; empty when the files were private.
+    public nonisolated let permissionWarnings: [String]
     let client: Client
     let store: QueueStore
+    /// The credential headers taken out of the records this queue enqueued, by record id:
+    /// kept in memory only, until the record is finished or dropped, or the queue closed.
+    var heldCredentials: [String: Headers] = [:]
+    /// Records whose last turn found credentials missing; ``run(deadline:)`` stops waiting
+    /// for records that only wait for credentials.
+    var waitingForCredentials: Set<String> = []
 
     var delivering = false
     var closed = false
@@ -36,6 +46,7 @@ public actor DurableQueue {
         self.client = client
         self.store = store
         self.configuration = configuration
+        self.permissionWarnings = store.warnings
     }
 
     /// Opens the queue at ``QueueConfiguration/path`` for `client`, which sends its requests;
@@ -60,22 +71,51 @@ public actor DurableQueue {
     /// Writes `request` to the database and returns its handle; the first attempt starts at
     /// once when the request's turn has come (see ``DurableRequestHandle/firstAttempt()``).
     ///
+    /// No credential is written: `Authorization`, `Proxy-Authorization`, `Cookie` and the
+    /// client's ``ClientConfiguration/sensitiveHeaders`` are taken out of the request first
+    /// and only their names are kept (``QueuedRequest/credentialHeaderNames``). This queue
+    /// holds their values in memory and sends them while it stays open; a queue opened later
+    /// gets them from ``QueueConfiguration/credentials`` or from its client. When the client
+    /// has credentials for the request's origin, the record says so
+    /// (``QueuedRequest/hadClientCredentials``) and is delivered only with credentials for it.
+    ///
     /// - Throws: ``CourierError/Kind/queueFull`` when ``QueueConfiguration/maximumRecords``
     ///   records wait already; ``CourierError/Kind/queueStorage`` when the write fails.
     public func enqueue(_ request: QueuedRequest) async throws(CourierError) -> DurableRequestHandle {
+        try await enqueue(request, sensitiveHeaders: [])
+    }
+
+    /// Enqueues `request`, taking out its credential headers and those named in
+    /// `sensitiveHeaders` (lower-cased) too.
+    func enqueue(_ request: QueuedRequest, sensitiveHeaders: Set<String>) async throws(CourierError) -> DurableRequestHandle {
         try checkOpen()
+        var request = request
+        let sensitive = sensitiveHeaders.union(client.configuration.sensitiveHeaders.map { $0.lowercased() })
+        let removed = request.removeCredentials(sensitive: sensitive)
+        if client.authenticator?.hasCredentials(for: request.url) == true { request.hadClientCredentials = true }
+        let id = UUID().uuidString.lowercased()
+        // Held before the record exists, so that no delivery can find it without them.
+        if !removed.isEmpty { heldCredentials[id] = removed }
         let now = configuration.now()
         let age = request.maximumAge ?? configuration.maximumAge
-        let record = try await store.insert(
-            request, now: now, expiresAt: age.map { now.addingTimeInterval($0.timeInterval) }, maximumRecords: configuration.maximumRecords
-        )
+        let record: QueueRecord
+        do {
+            record = try await store.insert(
+                request, id: id, now: now, expiresAt: age.map { now.addingTimeInterval($0.timeInterval) },
+                maximumRecords: configuration.maximumRecords
+            )
+        } catch {
+            heldCredentials[id] = nil
+            throw error
+        }
         publish(.queued(record))
         if delivering { await planRound() }
         return DurableRequestHandle(record: record, queue: self)
     }
 
     /// Resolves `request` against the client's configuration (base URL, default headers,
-    /// parameters) and enqueues it.
+    /// parameters) and enqueues it; its credential headers, default ones and
+    /// ``Request/sensitiveHeaders`` included, are taken out as ``enqueue(_:)`` says.
     ///
     /// - Parameters:
     ///   - request: the request; its response type is not used, since the outcome is kept as
@@ -86,7 +126,8 @@ public actor DurableQueue {
     public func enqueue<Value>(
         _ request: Request<Value>, tag: String? = nil, isOrdered: Bool = true, maximumAge: Duration? = nil
     ) async throws(CourierError) -> DurableRequestHandle {
-        try await enqueue(client.queuedRequest(request, tag: tag, isOrdered: isOrdered, maximumAge: maximumAge))
+        let (queued, sensitive) = try client.queuedRequest(request, tag: tag, isOrdered: isOrdered, maximumAge: maximumAge)
+        return try await enqueue(queued, sensitiveHeaders: sensitive)
     }
 
     /// Every record, oldest first, with its state.
@@ -111,6 +152,7 @@ public actor DurableQueue {
         let current = try await store.record(id: id)
         let age = current?.request.maximumAge ?? configuration.maximumAge
         let record = try await store.retry(id: id, now: now, expiresAt: age.map { now.addingTimeInterval($0.timeInterval) })
+        waitingForCredentials.remove(id)
         if delivering { await planRound() }
         return record
     }
@@ -122,6 +164,8 @@ public actor DurableQueue {
     @discardableResult
     public func drop(id: String) async throws(CourierError) -> QueueRecord {
         let record = try await store.delete(id: id)
+        heldCredentials[id] = nil
+        waitingForCredentials.remove(id)
         if delivering { await planRound() }
         return record
     }
@@ -149,6 +193,7 @@ public actor DurableQueue {
         for delivery in running { await delivery.value }
         for subscriber in subscribers.values { subscriber.finish() }
         subscribers.removeAll()
+        heldCredentials.removeAll()
         await store.close()
     }
 

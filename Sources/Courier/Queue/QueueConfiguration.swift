@@ -30,6 +30,11 @@ public struct QueueConfiguration: Sendable {
     /// ended are made pending again, and everything due is sent. `true` by default; with
     /// `false` the queue only lists and edits records until ``DurableQueue/run(deadline:)``.
     public var deliversOnOpen: Bool
+    /// Where delivery finds the credential headers that were taken out of requests before
+    /// they were written (``QueuedRequest/credentialHeaderNames``) when the queue that
+    /// enqueued them is gone; `nil`, the default, for nowhere. A request that lacks one is not
+    /// sent: it waits, see ``QueueEvent/needsCredentials(_:missing:)``.
+    public var credentials: (any QueueCredentialSource)?
     /// The present, for due times and expiry; tests pass their own.
     public var now: @Sendable () -> Date
     /// The clock the queue waits on between attempts; tests pass one that does not really sleep.
@@ -45,6 +50,7 @@ public struct QueueConfiguration: Sendable {
         self.healthURL = nil
         self.probeTimeout = .seconds(5)
         self.deliversOnOpen = true
+        self.credentials = nil
         self.now = { Date() }
         self.clock = ContinuousClock()
     }

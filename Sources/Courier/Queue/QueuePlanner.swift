@@ -73,6 +73,22 @@ struct QueuePlanner {
         return plan
     }
 
+    /// Whether nothing in `records` can move until credentials are given: each one is a
+    /// pending record in `waiting` (its last turn found credentials missing) or an ordered
+    /// record behind such an ordered record for the same origin. `false` for no records.
+    static func waitsOnlyForCredentials(_ records: [Slot], waiting: Set<String>) -> Bool {
+        guard !records.isEmpty else { return false }
+        var blockedOrigins = Set<String>()
+        for record in records {
+            if record.state == .pending, waiting.contains(record.id) {
+                if record.isOrdered { blockedOrigins.insert(record.origin) }
+            } else if !(record.isOrdered && blockedOrigins.contains(record.origin)) {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Plans from whole records.
     static func plan(
         _ records: [QueueRecord], now: Date, sending: Set<String>, unreachable: [String: Date], probing: Set<String>

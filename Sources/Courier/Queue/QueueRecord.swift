@@ -54,15 +54,22 @@ public struct QueueOutcome: Codable, Sendable, Hashable {
     public var failure: String?
     /// When the outcome was recorded.
     public var recordedAt: Date
+    /// The credential headers the request lacked when its turn came, so that it was not sent
+    /// (``failure`` says why); `nil` otherwise.
+    public var missingCredentials: [String]?
 
     /// Creates an outcome.
-    public init(status: Int?, reasonPhrase: String = "", headers: Headers = Headers(), body: Data = Data(), failure: String? = nil, recordedAt: Date) {
+    public init(
+        status: Int?, reasonPhrase: String = "", headers: Headers = Headers(), body: Data = Data(), failure: String? = nil,
+        recordedAt: Date, missingCredentials: [String]? = nil
+    ) {
         self.status = status
         self.reasonPhrase = reasonPhrase
         self.headers = headers
         self.body = body
         self.failure = failure
         self.recordedAt = recordedAt
+        self.missingCredentials = missingCredentials
     }
 
     init(_ response: Response, at date: Date) {
@@ -95,12 +102,17 @@ public enum QueueEvent: Sendable {
     case failed(QueueRecord)
     /// The record's maximum age passed before delivery.
     case expired(QueueRecord)
+    /// The record's turn came, but it lacks the credential headers `missing` (see
+    /// ``QueuedRequest/credentialHeaderNames``) and was not sent. It stays pending, its
+    /// attempts unchanged, and is tried again after ``RetryPolicy/maximumDelay``, when a queue
+    /// is opened on the database, or after ``DurableQueue/credentialsChanged()``.
+    case needsCredentials(QueueRecord, missing: [String])
 
     /// The record the event is about.
     public var record: QueueRecord {
         switch self {
         case .queued(let record), .attempt(let record), .waiting(let record), .delivered(let record, _),
-            .failed(let record), .expired(let record):
+            .failed(let record), .expired(let record), .needsCredentials(let record, _):
             return record
         }
     }

@@ -4,9 +4,9 @@ import SQLiteNIO
 /// The changes the queue makes to its records; each is one statement, so that a process that
 /// dies between two of them leaves every record in a state it can resume from.
 extension QueueStore {
-    /// Writes a new pending record, due at once, unless `maximumRecords` records are already
-    /// waiting or in flight.
-    func insert(_ request: QueuedRequest, now: Date, expiresAt: Date?, maximumRecords: Int) async throws(CourierError) -> QueueRecord {
+    /// Writes a new pending record with `id`, due at once, unless `maximumRecords` records are
+    /// already waiting or in flight.
+    func insert(_ request: QueuedRequest, id: String, now: Date, expiresAt: Date?, maximumRecords: Int) async throws(CourierError) -> QueueRecord {
         let sql = """
             INSERT INTO courier_queue (id, origin, is_ordered, state, attempts, created_at, next_attempt_at, expires_at, tag, request)
             SELECT ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?
@@ -14,7 +14,7 @@ extension QueueStore {
             RETURNING *
             """
         let binds: [SQLiteData] = [
-            .text(UUID().uuidString.lowercased()), .text(request.origin), .integer(request.isOrdered ? 1 : 0),
+            .text(id), .text(request.origin), .integer(request.isOrdered ? 1 : 0),
             .float(now.timeIntervalSince1970), .float(now.timeIntervalSince1970), expiresAt.map { .float($0.timeIntervalSince1970) } ?? .null,
             request.tag.map { .text($0) } ?? .null, try encode(request), .integer(maximumRecords),
         ]
@@ -93,6 +93,18 @@ extension QueueStore {
             binds.append(.text(origin))
         }
         _ = try await run(sql, binds, action: "updated")
+    }
+
+    /// Makes the pending records that last waited for credentials
+    /// (``QueueOutcome/missingCredentials``) due at `now`, so that a queue opened with other
+    /// credentials tries them at once.
+    func makeDueWaitingForCredentials(now: Date) async throws(CourierError) {
+        let sql = """
+            UPDATE courier_queue SET next_attempt_at = ?
+            WHERE state = 'pending' AND next_attempt_at > ? AND outcome IS NOT NULL
+            AND json_extract(CAST(outcome AS TEXT), '$.missingCredentials') IS NOT NULL
+            """
+        _ = try await run(sql, [.float(now.timeIntervalSince1970), .float(now.timeIntervalSince1970)], action: "updated")
     }
 
     /// Makes records left in flight by a process that ended pending again, due at once; they

@@ -17,30 +17,28 @@ actor QueueStore {
     private var running = 0
     private var drainWaiters: [CheckedContinuation<Void, Never>] = []
 
-    private init(path: String, connection: SQLiteConnection) {
+    /// What opening found wrong with the files' permissions, as sentences.
+    let warnings: [String]
+
+    private init(path: String, connection: SQLiteConnection, warnings: [String]) {
         self.path = path
         self.connection = connection
+        self.warnings = warnings
     }
 
-    /// Opens (or creates) the database at `path` and checks that it is a queue database.
+    /// Opens (or creates) the database at `path` and checks that it is a queue database. The
+    /// folder and file are made private first (see ``QueueFiles``); what was found open to
+    /// other users is logged as a warning and kept in ``warnings``.
     static func open(path: String, logger: Logger) async throws(CourierError) -> QueueStore {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw CourierError(
-                .queueStorage,
-                "The folder \(folder.path) for the queue database cannot be created: \(error.localizedDescription). Choose another QueueConfiguration.path.",
-                underlyingError: error
-            )
-        }
+        let warnings = try QueueFiles.prepare(path: path)
+        for warning in warnings { logger.warning("\(warning)", metadata: ["courier.queue": "\(path)"]) }
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         } catch {
             throw QueueStore.storageError(error, path: path, action: "opened")
         }
-        let store = QueueStore(path: path, connection: connection)
+        let store = QueueStore(path: path, connection: connection, warnings: warnings)
         do {
             try await store.prepare()
         } catch {

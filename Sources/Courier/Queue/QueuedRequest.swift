@@ -42,6 +42,24 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     public var maximumAge: Duration?
     /// The time allowed for one attempt; `nil` uses the client's total timeout.
     public var timeout: Duration?
+    /// The names of the credential headers taken out of ``headers`` before the request was
+    /// written to disk: `Authorization`, `Proxy-Authorization`, `Cookie`, the client's
+    /// ``ClientConfiguration/sensitiveHeaders`` and the request's own
+    /// ``Request/sensitiveHeaders``. Their values are never stored; at delivery they come from
+    /// the queue that enqueued the request (while it stays open), from the delivering client,
+    /// or from ``QueueConfiguration/credentials``, and a request that lacks one waits for it.
+    /// You may list a name yourself for a header the request needs but that you never want
+    /// written. Empty by default.
+    public var credentialHeaderNames: [String]
+    /// Whether the client that enqueued the request had credentials for its origin in
+    /// ``ClientConfiguration/authentication``. Such a request is delivered only with
+    /// credentials for that origin: the delivering client's, or an `Authorization` header from
+    /// ``QueueConfiguration/credentials``. `false` by default.
+    public var hadClientCredentials: Bool
+    /// Whether the request was read from a record written before the queue kept
+    /// credential names: such a request is sent with the client's credentials, as it was then.
+    /// Never encoded.
+    var predatesCredentialNames = false
 
     /// Creates a request. Unless `headers` already carry an `Idempotency-Key`, a new one (a
     /// UUID) is created and added; it is kept with the record and reused on every attempt.
@@ -70,6 +88,31 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         self.isOrdered = isOrdered
         self.maximumAge = maximumAge
         self.timeout = timeout
+        self.credentialHeaderNames = []
+        self.hadClientCredentials = false
+    }
+
+    /// Decodes a request. Records written before ``credentialHeaderNames`` and
+    /// ``hadClientCredentials`` existed decode with none and `false`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(HTTPMethod.self, forKey: .method)
+        url = try container.decode(URL.self, forKey: .url)
+        headers = try container.decode(Headers.self, forKey: .headers)
+        body = try container.decodeIfPresent(Body.self, forKey: .body)
+        idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
+        tag = try container.decodeIfPresent(String.self, forKey: .tag)
+        isOrdered = try container.decode(Bool.self, forKey: .isOrdered)
+        maximumAge = try container.decodeIfPresent(Duration.self, forKey: .maximumAge)
+        timeout = try container.decodeIfPresent(Duration.self, forKey: .timeout)
+        credentialHeaderNames = try container.decodeIfPresent([String].self, forKey: .credentialHeaderNames) ?? []
+        let flag = try container.decodeIfPresent(Bool.self, forKey: .hadClientCredentials)
+        hadClientCredentials = flag ?? false
+        predatesCredentialNames = flag == nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case method, url, headers, body, idempotencyKey, tag, isOrdered, maximumAge, timeout, credentialHeaderNames, hadClientCredentials
     }
 
     /// The header that carries ``idempotencyKey``.
@@ -78,9 +121,14 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     /// The origin (scheme, host and port) the request goes to; ordering is per origin.
     public var origin: String { RedirectStateMachine.origin(of: url) }
 
-    /// The request to send, its body read from memory or from its file.
-    func httpRequest(maximumBodySize: Int, defaultTimeout: Duration?) throws(CourierError) -> HTTPRequest {
+    /// The request to send, its body read from memory or from its file, with the credential
+    /// headers of `credentials` added back. Its credential names count as sensitive, so that a
+    /// redirect to another origin drops them and logs hide them.
+    func httpRequest(
+        maximumBodySize: Int, defaultTimeout: Duration?, credentials: CredentialResolution, sensitiveHeaders: Set<String>
+    ) throws(CourierError) -> HTTPRequest {
         var headers = headers
+        for field in credentials.supplied { headers.add(name: field.name, value: field.value) }
         headers.set(name: QueuedRequest.idempotencyKeyHeader, value: idempotencyKey)
         var requestBody: RequestBody?
         switch body {
@@ -98,10 +146,15 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         case nil:
             requestBody = nil
         }
-        return HTTPRequest(
+        var request = HTTPRequest(
             method: method, url: url, headers: headers, body: requestBody, timeout: timeout ?? defaultTimeout,
-            maximumBodySize: maximumBodySize
+            sensitiveHeaders: sensitiveHeaders.union(credentialHeaderNames.map { $0.lowercased() }), maximumBodySize: maximumBodySize
         )
+        request.usesClientCredentials = credentials.usesClientCredentials
+        // The cache files answers under the client's credentials for the origin; a request
+        // sent without them keeps out of it.
+        if !credentials.usesClientCredentials { request.cachePolicy = .noStore }
+        return request
     }
 }
 
@@ -109,10 +162,19 @@ extension HTTPMethod: Codable {}
 
 extension Client {
     /// Resolves `request` like ``send(_:)-(Request<Value>)`` would, into a value the queue can
-    /// keep. A streamed body cannot be kept: give the bytes, or a file with ``QueuedRequest/Body/file(path:)``.
+    /// keep, and the lower-cased names of its sensitive headers (the request's and the
+    /// client's). A streamed body cannot be kept: give the bytes, or a file with
+    /// ``QueuedRequest/Body/file(path:)``.
     func queuedRequest<Value>(
         _ request: Request<Value>, tag: String?, isOrdered: Bool, maximumAge: Duration?
-    ) throws(CourierError) -> QueuedRequest {
+    ) throws(CourierError) -> (request: QueuedRequest, sensitiveHeaders: Set<String>) {
+        guard request.credential == nil else {
+            // A credential of the request alone would have to be kept on disk to be used later.
+            throw CourierError(
+                .invalidBody,
+                "A durable request cannot carry Request.credential, which would have to be stored; give the credentials to the client (ClientConfiguration.authentication) or the queue (QueueConfiguration.credentials) instead."
+            )
+        }
         let resolved = try makeHTTPRequest(request, id: RequestID())
         var body: QueuedRequest.Body?
         if let resolvedBody = resolved.body {
@@ -125,9 +187,10 @@ extension Client {
             }
             body = .data(bytes)
         }
-        return QueuedRequest(
+        let queued = QueuedRequest(
             method: resolved.method, url: resolved.url, headers: resolved.headers, body: body, tag: tag,
             isOrdered: isOrdered, maximumAge: maximumAge, timeout: request.timeout
         )
+        return (queued, resolved.sensitiveHeaders)
     }
 }

@@ -44,6 +44,10 @@ public struct HTTPRequest: Sendable {
     /// The credentials of this request alone (from ``Request/credential``), used instead of
     /// the client's; `nil` uses the client's.
     var authenticator: Authenticator?
+    /// Whether the client may add the credentials it has for the request's origin
+    /// (``ClientConfiguration/authentication``) and answer its challenges; `false` for a
+    /// durable request that was enqueued without credentials.
+    var usesClientCredentials = true
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

@@ -236,3 +236,23 @@ struct PerRequestCredentialTests {
         }
     }
 }
+
+@Suite("Per-request credentials and the durable queue")
+struct PerRequestCredentialQueueTests {
+    @Test("a durable request with a credential of its own is refused, so that nothing secret is stored")
+    func durableRequestRefusesItsOwnCredential() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-queue-credential-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await withClient(nil) { client in
+            var configuration = QueueConfiguration(path: folder.appendingPathComponent("queue.sqlite").path)
+            configuration.deliversOnOpen = false
+            let queue = try await client.openQueue(configuration)
+            var request = Request<Void>(method: .post, path: "http://127.0.0.1:9/notes")
+            request.credential = .bearer("secret-token")
+            let error = await courierError { _ = try await queue.enqueue(request) }
+            #expect(error?.kind == .invalidBody)
+            #expect(try await queue.records().isEmpty)
+            await queue.close()
+        }
+    }
+}

@@ -3,10 +3,10 @@ import CourierTesting
 import Foundation
 import NIOConcurrencyHelpers
 
-/// A fresh folder for a queue database, removed after `body`.
+/// A fresh private folder (mode 0700) for a queue database, removed after `body`.
 func withQueueFolder<T>(_ body: (String) async throws -> T) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-queue-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     defer { try? FileManager.default.removeItem(at: folder) }
     return try await body(folder.appendingPathComponent("queue.sqlite").path)
 }
@@ -28,6 +28,28 @@ func withQueue<T>(
     var configuration = testQueueConfiguration(path: path)
     configure(&configuration)
     return try await Client.withClient { client in
+        let queue = try await client.openQueue(configuration)
+        do {
+            let result = try await body(queue)
+            await queue.close()
+            return result
+        } catch {
+            await queue.close()
+            throw error
+        }
+    }
+}
+
+/// Opens a queue at `path` with a client of `clientConfiguration`, runs `body`, and closes both.
+func withQueue<T>(
+    path: String,
+    client clientConfiguration: ClientConfiguration,
+    configure: (inout QueueConfiguration) -> Void = { _ in },
+    _ body: (DurableQueue) async throws -> T
+) async throws -> T {
+    var configuration = testQueueConfiguration(path: path)
+    configure(&configuration)
+    return try await Client.withClient(configuration: clientConfiguration) { client in
         let queue = try await client.openQueue(configuration)
         do {
             let result = try await body(queue)

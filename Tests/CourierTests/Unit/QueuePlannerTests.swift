@@ -69,6 +69,34 @@ struct QueuePlannerTests {
         #expect(later.probe.isEmpty)
         #expect(later.wakeAt == Self.now.addingTimeInterval(5))
     }
+
+    static func slots(_ records: [QueueRecord]) -> [QueuePlanner.Slot] {
+        records.map {
+            QueuePlanner.Slot(
+                id: $0.id, origin: $0.request.origin, isOrdered: $0.request.isOrdered, state: $0.state,
+                nextAttemptAt: $0.nextAttemptAt, expiresAt: $0.expiresAt
+            )
+        }
+    }
+
+    @Test func recordsWaitingForCredentialsAndTheOnesOrderedBehindThemAreStuck() {
+        let stuck = Self.slots([
+            Self.record("a1", dueIn: 300, sequence: 1), Self.record("a2", sequence: 2),
+            Self.record("b1", host: "b.example", dueIn: 300, sequence: 3),
+        ])
+        #expect(QueuePlanner.waitsOnlyForCredentials(stuck, waiting: ["a1", "b1"]))
+        #expect(!QueuePlanner.waitsOnlyForCredentials(stuck, waiting: ["a1"]), "b1 can still go")
+        #expect(!QueuePlanner.waitsOnlyForCredentials([], waiting: []))
+    }
+
+    @Test func anythingThatCanStillMoveMeansTheQueueIsNotStuck() {
+        let unordered = Self.slots([Self.record("a1", ordered: false, sequence: 1), Self.record("a2", sequence: 2)])
+        #expect(!QueuePlanner.waitsOnlyForCredentials(unordered, waiting: ["a1"]), "an unordered record holds nothing back")
+        let earlier = Self.slots([Self.record("a1", sequence: 1), Self.record("a2", sequence: 2)])
+        #expect(!QueuePlanner.waitsOnlyForCredentials(earlier, waiting: ["a2"]), "the record before it can go")
+        let sending = Self.slots([Self.record("a1", state: .inFlight, sequence: 1)])
+        #expect(!QueuePlanner.waitsOnlyForCredentials(sending, waiting: ["a1"]), "a record in flight is not waiting")
+    }
 }
 
 @Suite("Durable queue decisions")

@@ -18,6 +18,7 @@ final class HTTPCache: Sendable {
     init(configuration: CacheConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        for warning in configuration.storage.permissionWarnings { logger.warning("\(warning)") }
     }
 
     var storage: any CacheStorage { configuration.storage }

@@ -19,6 +19,15 @@ public protocol CacheStorage: Sendable {
     func removeAll() async throws
     /// How many entries the store holds and how many bytes they take.
     func statistics() async throws -> CacheStatistics
+    /// What the store found open to other users when it was opened (a folder others may
+    /// read, say), one sentence each; a client logs them as warnings when it starts. Empty by
+    /// default.
+    var permissionWarnings: [String] { get }
+}
+
+extension CacheStorage {
+    /// None.
+    public var permissionWarnings: [String] { [] }
 }
 
 /// The size of a cache store.

@@ -39,12 +39,17 @@ public struct DiskCacheStorage: CacheStorage {
     public let directory: URL
     /// The most bytes the entry files may take in all; entries larger than this are not kept.
     public let maximumBytes: Int
+    /// One sentence when the folder was there already and open to other users (its group or
+    /// others have any access); Courier leaves such a folder as it is. Empty when the folder
+    /// is private, or was created by this store (mode 0700).
+    public let permissionWarnings: [String]
 
     private let folder: DiskCacheFolder
     private let counted = NIOLockedValueBox(false)
     private let pool: NIOThreadPool
 
-    /// Opens the cache in `directory`, creating the folder (mode 0700) if needed.
+    /// Opens the cache in `directory`, creating the folder (mode 0700) if needed. A folder
+    /// that was there already and lets other users in is reported in ``permissionWarnings``.
     ///
     /// - Throws: ``CourierError/Kind/cacheStorageFailed`` when the folder cannot be created.
     public init(directory: URL, maximumBytes: Int = DiskCacheStorage.defaultMaximumBytes) throws(CourierError) {
@@ -53,7 +58,9 @@ public struct DiskCacheStorage: CacheStorage {
         }
         self.directory = directory.standardizedFileURL
         self.maximumBytes = maximumBytes
-        self.folder = try DiskCacheFolder(root: self.directory.path, maximumBytes: maximumBytes)
+        let folder = try DiskCacheFolder(root: self.directory.path, maximumBytes: maximumBytes)
+        self.folder = folder
+        self.permissionWarnings = folder.permissionWarnings
         self.pool = NIOThreadPool.singleton
     }
 

@@ -49,6 +49,9 @@ public struct TieredCacheStorage: CacheStorage {
         try await back.statistics()
     }
 
+    /// The front store's warnings, then the back store's.
+    public var permissionWarnings: [String] { front.permissionWarnings + back.permissionWarnings }
+
     /// Runs `operation` on both stores at once; throws the first failure.
     private func both(_ operation: @escaping @Sendable (any CacheStorage) async throws -> Void) async throws {
         async let near: Void = operation(front)

@@ -26,6 +26,8 @@ import Darwin
 struct DiskCacheFolder: Sendable {
     let root: String
     let maximumBytes: Int
+    /// What opening found open to other users (see ``DiskCacheStorage/permissionWarnings``).
+    let permissionWarnings: [String]
     private let clock: StampClock
 
     private var lockPath: String { root + "/lock" }
@@ -36,7 +38,13 @@ struct DiskCacheFolder: Sendable {
         self.root = root
         self.maximumBytes = maximumBytes
         self.clock = StampClock()
-        if try POSIXFiles.makeDirectory(root) { POSIXFiles.syncDirectory((root as NSString).deletingLastPathComponent) }
+        if try POSIXFiles.makeDirectory(root) {
+            POSIXFiles.syncDirectory((root as NSString).deletingLastPathComponent)
+            permissionWarnings = []
+        } else {
+            let fix = "choose a cache folder of your own"
+            permissionWarnings = PrivateFiles.openFolderWarning(root, holding: "a disk cache", fix: fix).map { [$0] } ?? []
+        }
         if try POSIXFiles.makeDirectory(entriesPath) { POSIXFiles.syncDirectory(root) }
     }
 

@@ -25,19 +25,7 @@ func withQueue<T>(
     configure: (inout QueueConfiguration) -> Void = { _ in },
     _ body: (DurableQueue) async throws -> T
 ) async throws -> T {
-    var configuration = testQueueConfiguration(path: path)
-    configure(&configuration)
-    return try await Client.withClient { client in
-        let queue = try await client.openQueue(configuration)
-        do {
-            let result = try await body(queue)
-            await queue.close()
-            return result
-        } catch {
-            await queue.close()
-            throw error
-        }
-    }
+    try await withQueue(path: path, client: ClientConfiguration(), configure: configure, body)
 }
 
 /// Opens a queue at `path` with a client of `clientConfiguration`, runs `body`, and closes both.

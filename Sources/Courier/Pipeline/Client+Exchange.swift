@@ -31,7 +31,7 @@ extension Client {
     /// The scheduler slot of the final hop is held until `deliver` returns, so a streamed
     /// response counts against the client's limits for as long as it is read. Buffered
     /// requests collect the body in `deliver`; see ``collect(_:)``.
-    func exchange<Result: Sendable>(
+    nonisolated(nonsending) func exchange<Result: Sendable>(
         _ request: HTTPRequest,
         deliver: (StreamedResponse) async throws -> Result
     ) async throws -> Result {

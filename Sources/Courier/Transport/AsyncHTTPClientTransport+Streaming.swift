@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
-    public func stream<Result: Sendable>(
+    nonisolated(nonsending) public func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: (StreamedResponse) async throws -> Result

@@ -31,7 +31,7 @@ final class RoutingTransport: Transport {
         }
     }
 
-    func stream<Result: Sendable>(
+    nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: (StreamedResponse) async throws -> Result

@@ -32,7 +32,7 @@ public protocol Transport: Sendable {
     ///   - body: reads the response; its result is the exchange's.
     /// - Throws: ``CourierError``, or what `body` throws; cancelling the calling task cancels
     ///   the exchange.
-    func stream<Result: Sendable>(
+    nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: (StreamedResponse) async throws -> Result
@@ -46,7 +46,7 @@ extension Transport {
     /// Sends `request` with ``send(_:deadline:)`` and hands the collected body to `body` as
     /// one piece: a transport that cannot stream still serves every request, within
     /// ``HTTPRequest/maximumBodySize``.
-    public func stream<Result: Sendable>(
+    nonisolated(nonsending) public func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: (StreamedResponse) async throws -> Result

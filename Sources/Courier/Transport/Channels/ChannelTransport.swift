@@ -41,7 +41,7 @@ final class ChannelTransport: Sendable {
     }
 
     /// Sends `request` under `settings` and hands its response to `body` once its head arrived.
-    func stream<Result: Sendable>(
+    nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: HTTPRequest,
         settings: HostTLSSettings,
         deadline: ContinuousClock.Instant?,
@@ -90,7 +90,7 @@ final class ChannelTransport: Sendable {
         }
     }
 
-    private func finish<Result: Sendable>(
+    nonisolated(nonsending) private func finish<Result: Sendable>(
         _ exchange: Exchange, head: HTTPResponseHead, key: ChannelPool.Key, body: (StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let url = exchange.request.url

@@ -126,6 +126,27 @@ struct DemoSteps {
         say("\(result.bytes) bytes in \(result.attempts) attempts; the resumed requests asked for \(ranges.joined(separator: ", "))")
     }
 
+    func runAuthenticatedTransfer() async throws {
+        var login = ClientConfiguration(baseURL: server.baseURL)
+        login.authentication = Authentication(.password(user: "ada", password: "lovelace"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Client.withClient(configuration: login) { client in
+            let file = folder.appendingPathComponent("private.json")
+            let result = try await client.download(Request<Void>(path: "/digest-auth/auth/ada/lovelace/SHA-256"), to: .file(file))
+            let challenged = server.receivedRequests.filter { $0.path.hasPrefix("/digest-auth") }.count
+            say("downloaded \(result.bytes) bytes after a Digest challenge (\(challenged) requests); the file says \(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("authenticated") ? "authenticated" : "something else")")
+            let size = 8 << 20
+            let pieces = try await client.stream(Request<Void>(path: "/range/\(size)")) { response in
+                var (count, bytes) = (0, 0)
+                for try await piece in response.body { count += 1; bytes += piece.count }
+                return (count, bytes)
+            }
+            say("streamed \(pieces.1) bytes in \(pieces.0) pieces, never holding the whole body")
+        }
+    }
+
     func runChain() async throws {
         let chain = Chain { history in
             switch history.count {
@@ -238,7 +259,10 @@ struct DemoSteps {
             say("\(error.kind); handle state \(handle.state)")
         }
 
-        step(15, "A durable request queued while the server is down, delivered when it is back")
+        step(16, "A durable request queued while the server is down, delivered when it is back")
         try await runQueue()
+
+        step(17, "A download behind a login, and a body streamed as it arrives, on the same path as every request")
+        try await runAuthenticatedTransfer()
     }
 }

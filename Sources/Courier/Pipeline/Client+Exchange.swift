@@ -33,7 +33,7 @@ extension Client {
     /// requests collect the body in `deliver`; see ``collect(_:)``.
     nonisolated(nonsending) func exchange<Result: Sendable>(
         _ request: HTTPRequest,
-        deliver: (StreamedResponse) async throws -> Result
+        deliver: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let deadline = request.timeout.map { ContinuousClock.now + $0 }
         var redirects = RedirectStateMachine(policy: request.redirectPolicy ?? configuration.redirectPolicy, request: request)
@@ -49,24 +49,26 @@ extension Client {
             let sent = ContinuousClock.now
             let hop: Hop<Result>
             do {
-                hop = try await transport.stream(outgoing, deadline: deadline) { streamed -> Hop<Result> in
-                    let head = streamed.head
-                    finishHop(outgoing, status: head.status, reasonPhrase: head.reasonPhrase, headers: head.headers)
-                    if head.status == 401, let authenticator,
+                hop = try await stream(outgoing, deadline: deadline) { streamed -> Hop<Result> in
+                    let status = streamed.head.status
+                    let location = streamed.head.headers["Location"]
+                    finishHop(outgoing, status: status, reasonPhrase: streamed.head.reasonPhrase, headers: streamed.head.headers)
+                    if status == 401, let authenticator,
                         try await authenticator.answers(streamed.headWithCollectedBody, to: current, sent: credentials, attempts: &attempts)
                     {
                         await streamed.body.discard()
-                        return .next(current, status: head.status)
+                        return .next(current, status: status)
                     }
-                    switch try redirects.next(status: head.status, location: head.headers["Location"], request: current) {
+                    switch try redirects.next(status: status, location: location, request: current) {
                     case .deliver:
-                        var final = streamed
-                        final.head.redirects = redirects.hops
+                        // Moved, not copied: the head is changed in place.
+                        var final = consume streamed
+                        if !redirects.hops.isEmpty { final.head.redirects = redirects.hops }
                         final.head.request = current
-                        return .delivered(try await deliver(final), status: head.status)
+                        return .delivered(try await deliver(final), status: status)
                     case .follow(let next):
                         await streamed.body.discard()
-                        return .next(next, status: head.status)
+                        return .next(next, status: status)
                     }
                 }
             } catch {
@@ -81,6 +83,18 @@ extension Client {
                 current = next
             }
         }
+    }
+
+    /// Calls the transport's ``Transport/stream(_:deadline:body:)``; the client's own transport
+    /// is called directly, which lets the compiler specialize it for the loop's result.
+    nonisolated(nonsending) private func stream<Result: Sendable>(
+        _ request: HTTPRequest, deadline: ContinuousClock.Instant?,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        if let routing = transport as? RoutingTransport {
+            return try await routing.stream(request, deadline: deadline, body: body)
+        }
+        return try await transport.stream(request, deadline: deadline, body: body)
     }
 
     /// Sends `request` through ``exchange(_:deliver:)`` and collects the final response's

@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 extension Client {
     /// The innermost step of the interceptor chain: what answers a request once every
     /// interceptor has passed it on.
-    typealias Terminal = @Sendable (HTTPRequest) async throws -> Response
+    typealias Terminal = nonisolated(nonsending) @Sendable (HTTPRequest) async throws -> Response
 
     /// Runs one request through its whole life: build, start, retry around the interceptors
     /// and `terminal`, validate, finish.
@@ -21,7 +21,7 @@ extension Client {
         terminal: Terminal? = nil,
         mayRetry: @Sendable () -> Bool = { true },
         build: () throws(CourierError) -> HTTPRequest,
-        finish: (Response) async throws -> Result
+        finish: nonisolated(nonsending) (Response) async throws -> Result
     ) async throws -> Result {
         var lifecycle = RequestLifecycle()
         let start = ContinuousClock.now

@@ -7,7 +7,7 @@ extension AsyncHTTPClientTransport {
     nonisolated(nonsending) public func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
-        body: (StreamedResponse) async throws -> Result
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         if request.collectsResponseBody {
             // The client reads the body whole: the collecting delegate does it on the loop,

@@ -34,7 +34,7 @@ final class RoutingTransport: Transport {
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
-        body: (StreamedResponse) async throws -> Result
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         if let settings = try settings(for: request.url) {
             return try await secured.stream(request, settings: settings, deadline: deadline, body: body)

@@ -19,19 +19,20 @@ public struct StreamedResponse: Sendable {
     }
 
     /// A response that arrived whole, its body handed over as one piece.
-    init(whole response: Response) {
-        var head = response
+    init(whole response: consuming Response) {
+        let bytes = response.body
+        var head = consume response
         head.body = Data()
-        self.init(head: head, body: ResponseBodyStream(collected: response.body))
+        self.init(head: head, body: ResponseBodyStream(collected: bytes))
     }
 
     /// The head with the whole body, read up to `maximumBytes`; see
     /// ``ResponseBodyStream/collect(upTo:)``.
-    public func collected(upTo maximumBytes: Int) async throws -> Response {
-        var response = head
-        response.body = try await body.collect(upTo: maximumBytes)
-        if response.timing.end == nil { response.timing.end = .now }
-        return response
+    public consuming func collected(upTo maximumBytes: Int) async throws -> Response {
+        // Changed in place: a response handed over whole is not copied.
+        head.body = try await body.collect(upTo: maximumBytes)
+        if head.timing.end == nil { head.timing.end = .now }
+        return head
     }
 
     /// The head, with the body too when the transport had already collected it.

@@ -35,7 +35,7 @@ public protocol Transport: Sendable {
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
-        body: (StreamedResponse) async throws -> Result
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result
 
     /// Releases the transport's connections and threads.
@@ -49,7 +49,7 @@ extension Transport {
     nonisolated(nonsending) public func stream<Result: Sendable>(
         _ request: HTTPRequest,
         deadline: ContinuousClock.Instant?,
-        body: (StreamedResponse) async throws -> Result
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         return try await body(StreamedResponse(whole: try await send(request, deadline: deadline)))
     }

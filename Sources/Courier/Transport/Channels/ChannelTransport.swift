@@ -45,7 +45,7 @@ final class ChannelTransport: Sendable {
         _ request: HTTPRequest,
         settings: HostTLSSettings,
         deadline: ContinuousClock.Instant?,
-        body: (StreamedResponse) async throws -> Result
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let start = ContinuousClock.now
         guard let host = request.url.host, !host.isEmpty else {
@@ -91,7 +91,7 @@ final class ChannelTransport: Sendable {
     }
 
     nonisolated(nonsending) private func finish<Result: Sendable>(
-        _ exchange: Exchange, head: HTTPResponseHead, key: ChannelPool.Key, body: (StreamedResponse) async throws -> Result
+        _ exchange: Exchange, head: HTTPResponseHead, key: ChannelPool.Key, body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let url = exchange.request.url
         let timeout = exchange.request.timeout

@@ -51,7 +51,7 @@ final class Exchange: Sendable {
     }
 
     /// Runs `body`; cancelling the task closes the connection, which ends the exchange.
-    nonisolated(nonsending) func whileCancellable<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func whileCancellable<T: Sendable>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let channel = self.channel
         return try await withTaskCancellationHandler(operation: body, onCancel: { channel.close(promise: nil) })
     }

@@ -256,3 +256,30 @@ struct PerRequestCredentialQueueTests {
         }
     }
 }
+
+@Suite("Client.stream cancellation")
+struct StreamCancellationTests {
+    @Test("cancelling the reader's task ends a streamed request with a typed error and closes its connection")
+    func cancellingClosesTheConnection() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let firstPiece = AsyncStream<Void>.makeStream()
+                let task = Task {
+                    try await client.stream(Request<Void>(path: "/drip?numbytes=20&duration=20")) { response in
+                        var iterator = response.body.makeAsyncIterator()
+                        _ = try await iterator.next()
+                        firstPiece.continuation.yield()
+                        while try await iterator.next() != nil {}
+                    }
+                }
+                for await _ in firstPiece.stream { break }
+                task.cancel()
+                let error = await courierError { try await task.value }
+                #expect(error?.kind == .cancelled)
+                // The server sees its connection closed rather than drained to the end.
+                for _ in 0..<500 where server.openConnections > 0 { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(server.openConnections == 0)
+            }
+        }
+    }
+}

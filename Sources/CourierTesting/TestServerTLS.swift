@@ -9,6 +9,9 @@ public struct TestServerTLS: Sendable {
     /// The authority client certificates must be issued by; with it set the server requires
     /// a client certificate, and refuses connections without a valid one.
     public var clientAuthority: TestCertificate?
+    /// The newest TLS version the server speaks, `11` for TLS 1.1 up to `13`; `nil` for
+    /// NIOSSL's default. Lets tests stand in for legacy servers.
+    public var maximumVersion: Int?
 
     /// A server presenting `chain` (leaf first; its key is the first one's).
     public init(chain: [TestCertificate], clientAuthority: TestCertificate? = nil) {
@@ -22,6 +25,12 @@ public struct TestServerTLS: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key)
         )
+        switch maximumVersion {
+        case 10?: configuration.maximumTLSVersion = .tlsv1; configuration.minimumTLSVersion = .tlsv1
+        case 11?: configuration.maximumTLSVersion = .tlsv11; configuration.minimumTLSVersion = .tlsv1
+        case 12?: configuration.maximumTLSVersion = .tlsv12
+        default: break
+        }
         if let clientAuthority {
             configuration.certificateVerification = .noHostnameVerification
             configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(clientAuthority.certificateDER), format: .der)])

@@ -19,6 +19,9 @@ struct TLSOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A client certificate and key in a PKCS#12 bundle.", valueName: "path"))
     var p12: String?
 
+    @Option(name: .customLong("tls-min"), help: ArgumentHelp("The oldest TLS version accepted: 1.2 (default) or 1.3; 1.1 and 1.0 are broken and only for a legacy server you trust.", valueName: "version"))
+    var tlsMinimum: String?
+
     @Option(name: .customLong("p12-password-env"), help: ArgumentHelp("The environment variable holding the --p12 password.", valueName: "var"))
     var p12PasswordEnv: String?
 
@@ -35,6 +38,15 @@ struct TLSOptions: ParsableArguments {
             }
         }
         configuration.tls.clientIdentity = try identity(environment: environment)
+        if let tlsMinimum {
+            switch tlsMinimum {
+            case "1.3": configuration.tls.minimumVersion = .tls13
+            case "1.2": configuration.tls.minimumVersion = .tls12
+            case "1.1": configuration.tls.minimumVersion = .insecureTLS11
+            case "1.0": configuration.tls.minimumVersion = .insecureTLS10
+            default: throw CommandFailure(.invalidInput, "--tls-min \(tlsMinimum) is not a TLS version; give 1.2 or 1.3 (1.1 and 1.0 only for a legacy server)")
+            }
+        }
     }
 
     private func identity(environment: [String: String]) throws -> ClientIdentity? {

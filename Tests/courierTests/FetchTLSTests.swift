@@ -37,6 +37,24 @@ struct FetchTLSTests {
         }
     }
 
+    @Test func aLegacyServerIsRefusedUnlessTheFloorIsLoweredByName() async throws {
+        let files = try Files()
+        defer { files.remove() }
+        var tls = TestServerTLS(chain: [files.server])
+        tls.maximumVersion = 11
+        try await TestServer.withServer(tls: tls) { server in
+            let refused = await courier("fetch", server.url("/get").absoluteString, "--cacert", files.caFile)
+            #expect(refused.status == 4)
+            #expect(refused.stderr.hasPrefix("courier: tls (unsupportedVersion)"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--tls-min"))
+            let lowered = await courier("fetch", server.url("/get").absoluteString, "--cacert", files.caFile, "--tls-min", "1.1")
+            #expect(lowered.status == 0, "\(lowered.stderr)")
+            let bad = await courier("fetch", server.url("/get").absoluteString, "--tls-min", "1.9")
+            #expect(bad.status == 2)
+            #expect(server.receivedRequests.count == 1)
+        }
+    }
+
     @Test func pinsAreEnforcedWithBackups() async throws {
         let files = try Files()
         defer { files.remove() }

@@ -94,13 +94,15 @@ public struct ClientConfiguration: Sendable {
 
     /// The transport settings this configuration implies.
     public var transportConfiguration: TransportConfiguration {
-        TransportConfiguration(
+        var configuration = TransportConfiguration(
             connectTimeout: timeouts.connect,
             readTimeout: timeouts.read,
             decompression: decompression,
             maximumConnectionsPerHost: limits.maximumConnectionsPerHost,
             proxy: proxy
         )
+        configuration.minimumTLSVersion = tls.minimumVersion
+        return configuration
     }
 }
 

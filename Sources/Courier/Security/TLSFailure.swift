@@ -23,6 +23,9 @@ public struct TLSFailure: Hashable, Sendable, CustomStringConvertible {
     public static let clientCertificateRejected = TLSFailure("clientCertificateRejected")
     /// A certificate, key or PKCS#12 file could not be read or parsed, or its password is wrong.
     public static let unusableMaterial = TLSFailure("unusableMaterial")
+    /// The server speaks only TLS versions older than the client's
+    /// ``TLSPolicy/minimumVersion`` (or only newer ones than the client offers).
+    public static let unsupportedVersion = TLSFailure("unsupportedVersion")
     /// The handshake failed for another reason (no common protocol version or cipher, a
     /// broken peer, a certificate that did not verify for a reason not told apart here).
     public static let handshakeFailed = TLSFailure("handshakeFailed")

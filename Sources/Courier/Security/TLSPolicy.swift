@@ -23,6 +23,8 @@ public struct TLSPolicy: Sendable, Hashable {
     /// Client certificates per host (`api.example.com`, `*.example.com` or `*`); they take
     /// precedence over ``clientIdentity``, and a host name over a wildcard.
     public var hostIdentities: [String: ClientIdentity]
+    /// The oldest TLS version accepted, on every connection of the client; TLS 1.2 by default.
+    public var minimumVersion: MinimumTLSVersion = .tls12
 
     /// Creates a policy; the defaults trust the system roots, pin nothing and show no
     /// client certificate.

@@ -31,6 +31,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // three timers per response.
             timeout: .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds), read: nil)
         )
+        settings.tlsConfiguration = configuration.minimumTLSVersion.clientConfiguration()
         settings.connectionPool = .init(
             idleTimeout: .nanoseconds(configuration.idleConnectionTimeout.nanoseconds),
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost)

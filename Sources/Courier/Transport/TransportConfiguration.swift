@@ -18,6 +18,8 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var retriesFailedConnections: Bool
     /// The HTTP proxy every connection is tunnelled through; none by default.
     public var proxy: Proxy?
+    /// The oldest TLS version accepted; TLS 1.2 by default (see ``MinimumTLSVersion``).
+    public var minimumTLSVersion: MinimumTLSVersion = .tls12
 
     /// Creates settings.
     public init(

@@ -109,7 +109,7 @@ final class ChannelConnector: Sendable {
     /// The NIOSSL context and evaluator of `settings`, made once per distinct settings.
     private func prepare(_ settings: HostTLSSettings) throws(CourierError) -> Prepared {
         if let ready = prepared.withLockedValue({ $0[settings] }) { return ready }
-        var tls = NIOSSL.TLSConfiguration.makeClientConfiguration()
+        var tls = configuration.minimumTLSVersion.clientConfiguration()
         tls.certificateVerification = .fullVerification
         if let identity = settings.identity {
             let (chain, key) = try ChannelConnector.load(identity)

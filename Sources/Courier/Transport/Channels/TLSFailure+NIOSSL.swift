@@ -13,6 +13,7 @@ extension TLSFailure {
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname { return .wrongHost }
         let text = String(describing: error).uppercased()
         if clientCertificateAlerts.contains(where: { text.contains($0) }) { return .clientCertificateRejected }
+        if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("PROTOCOL_VERSION") { return .unsupportedVersion }
         return .handshakeFailed
     }
 

@@ -32,6 +32,7 @@ let package = Package(
         .target(
             name: "Courier",
             dependencies: [
+                "CCourierZlib",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -10,11 +10,14 @@ final class Deflater {
         case gzip
         /// zlib framing, as used by HTTP `Content-Encoding: deflate` (windowBits 15).
         case zlib
+        /// No framing: raw deflate, which some servers send as `deflate` (windowBits -15).
+        case raw
 
         var windowBits: Int32 {
             switch self {
             case .gzip: return 31
             case .zlib: return 15
+            case .raw: return -15
             }
         }
     }
@@ -133,5 +136,13 @@ final class GzipZerosSource: ResponseBodySource {
             self.deflater = nil
             return .end
         }
+    }
+}
+
+/// gzip for tests of code that reads compressed bodies.
+public enum TestGzip {
+    /// `bytes` as one gzip member (RFC 1952).
+    public static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+        try Deflater.compress(bytes, format: .gzip)
     }
 }

@@ -112,6 +112,31 @@ extension TestServerRoutes {
         )
     }
 
+    /// `/encoded?coding=gzip,deflate&cut=N`: the text `layered body` encoded with each listed
+    /// coding in turn (`gzip`, `deflate`, `raw-deflate`; any other name is sent as a label
+    /// only), `Content-Encoding` listing them as given (`raw-deflate` as `deflate`), with the
+    /// last N bytes cut off.
+    static func encoded(_ request: TestRequest) -> TestResponse {
+        let codings = (request.queryValue("coding") ?? "gzip").split(separator: ",").map { String($0) }
+        var body = Array("layered body".utf8)
+        do {
+            for coding in codings {
+                switch coding {
+                case "gzip": body = try Deflater.compress(body, format: .gzip)
+                case "deflate": body = try Deflater.compress(body, format: .zlib)
+                case "raw-deflate": body = try Deflater.compress(body, format: .raw)
+                default: break
+                }
+            }
+        } catch {
+            return .error(.internalServerError, "compression failed")
+        }
+        let cut = min(body.count, Int(request.queryValue("cut") ?? "0") ?? 0)
+        body.removeLast(cut)
+        let label = codings.map { $0 == "raw-deflate" ? "deflate" : $0 }.joined(separator: ", ")
+        return TestResponse(status: .ok, headers: ["Content-Encoding": label], body: .bytes(body))
+    }
+
     /// `/gzip-bomb?size=N`: N zero bytes, gzip-compressed on the fly (chunked).
     static func gzipBomb(_ request: TestRequest) -> TestResponse {
         let sizeText = request.queryValue("size")

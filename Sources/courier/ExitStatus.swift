@@ -46,7 +46,7 @@ enum ExitStatus: Int32 {
         case .tls: self = .tls
         case .timeout: self = .timeout
         case .tooManyRedirects, .redirectLoop, .insecureRedirect: self = .redirect
-        case .malformedResponse: self = .malformedResponse
+        case .malformedResponse, .unsupportedContentEncoding: self = .malformedResponse
         case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
         case .authenticationFailed: self = .authenticationFailed
         case .queueFull, .queueStorage, .queueRecordNotFound: self = .queue

@@ -56,6 +56,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Kind("invalidState")
         /// The client was shut down.
         public static let clientShutdown = Kind("clientShutdown")
+        /// The response is encoded with a content coding Courier cannot decode (anything but
+        /// gzip, x-gzip, deflate and identity), or with too many layers.
+        public static let unsupportedContentEncoding = Kind("unsupportedContentEncoding")
         /// The transport cannot stream a response body. Courier no longer raises it itself: a
         /// transport that only collects bodies hands them over as one piece.
         public static let streamingUnsupported = Kind("streamingUnsupported")

@@ -21,7 +21,11 @@ extension AsyncHTTPClientTransport {
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let route = clients.route(to: request.url)
         let task = route.client.execute(
-            request: ahcRequest, delegate: StreamingDelegate(handoff: handoff, regions: regions, watch: watch),
+            request: ahcRequest,
+            delegate: StreamingDelegate(
+                handoff: handoff, url: request.url, method: request.method.rawValue, decompression: decompression,
+                regions: regions, watch: watch
+            ),
             eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
         let watchdog = watchdogs?.on(task.eventLoop)
@@ -72,29 +76,60 @@ extension AsyncHTTPClientTransport {
     }
 }
 
-/// Passes a response from AsyncHTTPClient to its reader.
+/// Passes a response from AsyncHTTPClient to its reader, decoded.
 ///
-/// AsyncHTTPClient calls a delegate on the request's event loop, one call at a time.
-private final class StreamingDelegate: SendReporting, Sendable {
+/// AsyncHTTPClient calls a delegate on the request's event loop, one call at a time, so its
+/// decoder is confined to that loop.
+private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     typealias Response = Void
     let handoff: BodyHandoff
     let regions: SentRegions?
     let watch: ReadWatchdog.Watch?
+    private let url: URL
+    private let method: String
+    private let decompression: Decompression
+    private var decoder: ContentDecoder?
 
-    init(handoff: BodyHandoff, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
+    init(
+        handoff: BodyHandoff, url: URL, method: String, decompression: Decompression, regions: SentRegions?,
+        watch: ReadWatchdog.Watch?
+    ) {
         self.handoff = handoff
+        self.url = url
+        self.method = method
+        self.decompression = decompression
         self.regions = regions
         self.watch = watch
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         watch?.heard()
+        do {
+            decoder = try ContentDecoder.make(
+                encodings: head.headers[canonicalForm: "Content-Encoding"].map(String.init), method: method,
+                status: Int(head.status.code), decompression: decompression, url: url
+            )
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
         handoff.receive(head)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let taken = handoff.offer(buffer, on: task.eventLoop)
+        var piece = buffer
+        if let decoder {
+            do {
+                piece = try decoder.decode(buffer)
+            } catch {
+                return task.eventLoop.makeFailedFuture(error)
+            }
+            guard piece.readableBytes > 0 else {
+                watch?.heard()
+                return task.eventLoop.makeSucceededVoidFuture()
+            }
+        }
+        let taken = handoff.offer(piece, on: task.eventLoop)
         guard let watch else { return taken }
         // Nothing more is read until the reader takes this part: the silence is the reader's.
         watch.pause()
@@ -104,5 +139,7 @@ private final class StreamingDelegate: SendReporting, Sendable {
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}
 
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        try decoder?.finish()
+    }
 }

@@ -22,6 +22,8 @@ public final class AsyncHTTPClientTransport: Transport {
     let proxy: Proxy?
     /// The watchdogs that enforce the read timeout, if there is one.
     let watchdogs: ReadWatchdogs?
+    /// Whether and how far response bodies are decoded.
+    let decompression: Decompression
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -39,10 +41,9 @@ public final class AsyncHTTPClientTransport: Transport {
         // A refused or unreachable host fails the request at once rather than after the
         // connect timeout; retrying is the retry policy's decision, not the pool's.
         settings.connectionPool.retryConnectionEstablishment = configuration.retriesFailedConnections
-        switch configuration.decompression {
-        case .disabled: settings.decompression = .disabled
-        case .enabled(let ratio): settings.decompression = .enabled(limit: .ratio(max(1, ratio)))
-        }
+        // Bodies are decoded by the delegates (ContentDecoder): every layer, none for a response
+        // without a body, and a typed error for a coding Courier cannot undo.
+        settings.decompression = .disabled
         if let proxy = configuration.proxy {
             // CONNECT for every origin, http included; the credentials go on CONNECT only.
             settings.proxy = .server(
@@ -51,6 +52,7 @@ public final class AsyncHTTPClientTransport: Transport {
             )
         }
         self.proxy = configuration.proxy
+        self.decompression = configuration.decompression
         self.watchdogs = configuration.readTimeout.map { ReadWatchdogs(timeout: $0, group: MultiThreadedEventLoopGroup.singleton) }
         // With no tracer bootstrapped, AsyncHTTPClient would still open a no-op span, and
         // format its name, for every request; a real tracer is kept.
@@ -69,7 +71,10 @@ public final class AsyncHTTPClientTransport: Transport {
         let start = ContinuousClock.now
         let (ahcRequest, regions) = try makeRequest(request)
         let watch = watchdogs?.makeWatch()
-        let delegate = CollectingDelegate(limit: request.maximumBodySize, url: request.url, regions: regions, watch: watch)
+        let delegate = CollectingDelegate(
+            limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: decompression,
+            regions: regions, watch: watch
+        )
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let route = clients.route(to: request.url)
         defer { clients.release(route) }
@@ -279,15 +284,20 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
 
     private let limit: Int
     private let url: URL
+    private let method: String
+    private let decompression: Decompression
     private var head: HTTPResponseHead?
     private var firstByte: ContinuousClock.Instant = .now
     private var body: ByteBuffer?
+    private var decoder: ContentDecoder?
     let regions: SentRegions?
     let watch: ReadWatchdog.Watch?
 
-    init(limit: Int, url: URL, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
+    init(limit: Int, url: URL, method: String, decompression: Decompression, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
         self.limit = limit
         self.url = url
+        self.method = method
+        self.decompression = decompression
         self.regions = regions
         self.watch = watch
     }
@@ -296,8 +306,18 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
         watch?.heard()
         self.head = head
         self.firstByte = .now
-        if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit,
-            !head.headers.contains(name: "Content-Encoding")
+        let status = Int(head.status.code)
+        do {
+            decoder = try ContentDecoder.make(
+                encodings: head.headers[canonicalForm: "Content-Encoding"].map(String.init), method: method, status: status,
+                decompression: decompression, url: url
+            )
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        // Only a body that will arrive, as it will be kept, is checked against the limit up front.
+        if decoder == nil, ContentDecoder.hasBody(method: method, status: status),
+            let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit
         {
             return task.eventLoop.makeFailedFuture(tooLarge())
         }
@@ -307,6 +327,13 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     func didReceiveBodyPart(task: HTTPClient.Task<CollectedResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         watch?.heard()
         var buffer = buffer
+        if let decoder {
+            do {
+                buffer = try decoder.decode(buffer)
+            } catch {
+                return task.eventLoop.makeFailedFuture(error)
+            }
+        }
         if body == nil {
             guard buffer.readableBytes <= limit else { return task.eventLoop.makeFailedFuture(tooLarge()) }
             body = buffer
@@ -331,6 +358,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
 
     func didFinishRequest(task: HTTPClient.Task<CollectedResponse>) throws -> CollectedResponse {
         guard let head else { throw HTTPClientError.remoteConnectionClosed }
+        try decoder?.finish()
         return CollectedResponse(head: head, body: body, firstByte: firstByte)
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 import SwiftASN1
@@ -52,9 +51,7 @@ final class ChannelConnector: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(tls)
                     try sync.addHTTPClientHandlers()
-                    if case .enabled(let ratio) = configuration.decompression {
-                        try sync.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(max(1, ratio))))
-                    }
+                    // Bodies are decoded by ExchangeHandler (ContentDecoder).
                     if let read = configuration.readTimeout {
                         try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(read.nanoseconds)))
                     }

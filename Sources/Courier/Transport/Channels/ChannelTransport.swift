@@ -10,9 +10,11 @@ import NIOPosix
 final class ChannelTransport: Sendable {
     let connector: ChannelConnector
     private let pool: ChannelPool
+    private let decompression: Decompression
 
     init(configuration: TransportConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.connector = ChannelConnector(configuration: configuration, group: group)
+        self.decompression = configuration.decompression
         self.pool = ChannelPool(
             maximumIdlePerKey: configuration.maximumConnectionsPerHost,
             idleTimeout: configuration.idleConnectionTimeout
@@ -57,7 +59,7 @@ final class ChannelTransport: Sendable {
         let attempts = request.isReplayable ? 2 : 1
         for attempt in 1...attempts {
             let (connection, reused) = try await lease(key, url: request.url, timeout: request.timeout)
-            let exchange = Exchange(connection: connection, request: request, start: start)
+            let exchange = Exchange(connection: connection, request: request, start: start, decompression: decompression)
             let head: HTTPResponseHead
             do {
                 head = try await exchange.run(deadline: deadline)

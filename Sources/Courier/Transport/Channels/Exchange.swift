@@ -10,13 +10,15 @@ final class Exchange: Sendable {
     let request: HTTPRequest
     let handoff = BodyHandoff()
     private let start: ContinuousClock.Instant
+    private let decompression: Decompression
     private let finished: EventLoopPromise<Bool>
     private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
 
-    init(connection: Connection, request: HTTPRequest, start: ContinuousClock.Instant) {
+    init(connection: Connection, request: HTTPRequest, start: ContinuousClock.Instant, decompression: Decompression) {
         self.connection = connection
         self.request = request
         self.start = start
+        self.decompression = decompression
         self.finished = connection.channel.eventLoop.makePromise(of: Bool.self)
     }
 
@@ -32,7 +34,10 @@ final class Exchange: Sendable {
         }
         do {
             return try await whileCancellable {
-                try await self.channel.triggerUserOutboundEvent(ExchangeHandler.Start(handoff: self.handoff, finished: self.finished)).get()
+                try await self.channel.triggerUserOutboundEvent(ExchangeHandler.Start(
+                        handoff: self.handoff, finished: self.finished, url: self.request.url,
+                        method: self.request.method.rawValue, decompression: self.decompression
+                    )).get()
                 do {
                     try await self.write()
                 } catch let error where error is ChannelError || error is IOError {

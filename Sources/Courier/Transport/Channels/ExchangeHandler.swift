@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -18,11 +19,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     struct Start: Sendable {
         let handoff: BodyHandoff
         let finished: EventLoopPromise<Bool>
+        let url: URL
+        let method: String
+        let decompression: Decompression
     }
 
     private var handshake: EventLoopPromise<Void>?
     private let fault: Connection.Fault
     private var exchange: Start?
+    /// Undoes the response's content codings, if it has any.
+    private var decoder: ContentDecoder?
     private var keepAlive = true
     private var awaitingReader = false
     private var queue = CircularBuffer<HTTPClientResponsePart>()
@@ -73,8 +79,25 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // An interim 1xx head is followed by the real one.
             guard head.status.code >= 200 || head.status == .switchingProtocols else { return }
             keepAlive = head.isKeepAlive
+            do {
+                decoder = try ContentDecoder.make(
+                    encodings: head.headers[canonicalForm: "Content-Encoding"].map(String.init), method: exchange.method,
+                    status: Int(head.status.code), decompression: exchange.decompression, url: exchange.url
+                )
+            } catch {
+                return refuse(error, context: context)
+            }
             exchange.handoff.receive(head)
-        case .body(let piece):
+        case .body(let received):
+            var piece = received
+            if let decoder {
+                do {
+                    piece = try decoder.decode(received)
+                } catch {
+                    return refuse(error, context: context)
+                }
+                guard piece.readableBytes > 0 else { return }
+            }
             awaitingReader = true
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             // A reader already waiting takes the piece at once, and this callback runs here.
@@ -91,6 +114,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
         case .end:
+            do {
+                try decoder?.finish()
+            } catch {
+                return refuse(error, context: context)
+            }
+            decoder = nil
             self.exchange = nil
             exchange.finished.succeed(keepAlive)
             exchange.handoff.end(.success(()))
@@ -141,6 +170,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var responseComplete: Bool {
         if case .end = queue.last { return true }
         return false
+    }
+
+    /// Fails the exchange with a response that cannot be read, and closes the connection: the
+    /// rest of that response is not wanted.
+    private func refuse(_ error: any Error, context: ChannelHandlerContext) {
+        keepAlive = false
+        decoder = nil
+        abandon(error)
+        if !isRemoved { context.close(promise: nil) }
     }
 
     /// Fails the handshake and the exchange still waiting, if any, with `error`.

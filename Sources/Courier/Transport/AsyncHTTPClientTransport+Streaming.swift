@@ -105,10 +105,7 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         watch?.heard()
         do {
-            decoder = try ContentDecoder.make(
-                encodings: head.headers[canonicalForm: "Content-Encoding"].map(String.init), method: method,
-                status: Int(head.status.code), decompression: decompression, url: url
-            )
+            decoder = try ContentDecoder.make(for: head, method: method, decompression: decompression, url: url)
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }

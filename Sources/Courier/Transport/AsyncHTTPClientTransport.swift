@@ -308,10 +308,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
         self.firstByte = .now
         let status = Int(head.status.code)
         do {
-            decoder = try ContentDecoder.make(
-                encodings: head.headers[canonicalForm: "Content-Encoding"].map(String.init), method: method, status: status,
-                decompression: decompression, url: url
-            )
+            decoder = try ContentDecoder.make(for: head, method: method, decompression: decompression, url: url)
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }

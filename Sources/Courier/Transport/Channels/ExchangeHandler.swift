@@ -80,10 +80,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             guard head.status.code >= 200 || head.status == .switchingProtocols else { return }
             keepAlive = head.isKeepAlive
             do {
-                decoder = try ContentDecoder.make(
-                    encodings: head.headers[canonicalForm: "Content-Encoding"].map(String.init), method: exchange.method,
-                    status: Int(head.status.code), decompression: exchange.decompression, url: exchange.url
-                )
+                decoder = try ContentDecoder.make(for: head, method: exchange.method, decompression: exchange.decompression, url: exchange.url)
             } catch {
                 return refuse(error, context: context)
             }

@@ -241,3 +241,15 @@ struct FetchRetryTests {
         }
     }
 }
+
+@Suite("courier against hostile status lines (child process)")
+struct HostileStatusLineTests {
+    @Test("a status below 100 exits with the malformed-response status instead of dying on a signal")
+    func lowStatusDoesNotCrash() async throws {
+        let server = try await FaultServer.start(.raw(Array("HTTP/1.1 099 Low\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8)))
+        defer { Task { try? await server.shutdown() } }
+        let child = try ChildProcess.launch(["fetch", "http://127.0.0.1:\(server.port)/"])
+        let (status, _) = try await child.finish(within: 60)
+        #expect(status == 8)
+    }
+}

@@ -44,6 +44,11 @@ public final class AsyncHTTPClientTransport: Transport {
         // Bodies are decoded by the delegates (ContentDecoder): every layer, none for a response
         // without a body, and a typed error for a coding Courier cannot undo.
         settings.decompression = .disabled
+        // Every HTTP/1.1 connection gets a guard against status codes outside 100–599, which
+        // AsyncHTTPClient would stop the process on (see StatusCodeGuard).
+        settings.http1_1ConnectionDebugInitializer = { channel in
+            channel.eventLoop.submit { try StatusCodeGuard.install(on: channel) }
+        }
         if let proxy = configuration.proxy {
             // CONNECT for every origin, http included; the credentials go on CONNECT only.
             settings.proxy = .server(
@@ -240,6 +245,8 @@ public final class AsyncHTTPClientTransport: Transport {
                 }
                 return make(.transport, "The transport failed: \(error.shortDescription).")
             }
+        case let error as InvalidStatusCode:
+            return make(.malformedResponse, "The server answered with status code \(error.code), outside 100–599; the response cannot be read. Check the server.")
         case let error as HTTPParserError where error == .invalidEOFState:
             return make(.connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.")
         case let error as HTTPParserError:

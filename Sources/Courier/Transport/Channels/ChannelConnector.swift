@@ -51,6 +51,7 @@ final class ChannelConnector: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(tls)
                     try sync.addHTTPClientHandlers()
+                    try StatusCodeGuard.install(on: channel)
                     // Bodies are decoded by ExchangeHandler (ContentDecoder).
                     if let read = configuration.readTimeout {
                         try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(read.nanoseconds)))

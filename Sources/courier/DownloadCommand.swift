@@ -32,7 +32,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Flag(help: "Replace the destination file if it exists.")
     var overwrite = false
 
-    @Option(help: "How many attempts in all, resuming after each dropped connection or timeout (default 5).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How many attempts in all, 1 to 1000, resuming after each dropped connection or timeout (default 5).", valueName: "n"),
+        transform: OptionRange.whole(in: OptionRange.attempts)
+    )
     var attempts: Int = 5
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
@@ -44,7 +48,6 @@ struct DownloadCommand: AsyncParsableCommand {
 
     func validate() throws {
         if output != nil && dir != nil { throw ValidationError("Give -o PATH or --dir DIR, not both.") }
-        if attempts < 1 { throw ValidationError("--attempts must be 1 or more.") }
     }
 
     func run() async throws {
@@ -72,7 +75,7 @@ struct DownloadCommand: AsyncParsableCommand {
             let (name, value) = try ClientOptions.header(header)
             request.headers.add(name: name, value: value)
         }
-        if let timeout = client.timeout { request.timeout = .milliseconds(Int64(timeout * 1000)) }
+        if let timeout = client.timeout { request.timeout = timeout }
         let download = Task {
             try await ClientOptions.withClient(configuration: configuration) { client in
                 try await client.download(request, to: destination, options: options)

@@ -42,6 +42,7 @@ struct CacheWriterCommand: AsyncParsableCommand {
     var seed: Int = 0
 
     func run() async throws {
+        try PathCheck.folderOrNothing(cache, option: "--cache")
         let storage: DiskCacheStorage
         do {
             storage = try DiskCacheStorage(directory: URL(fileURLWithPath: cache, isDirectory: true), maximumBytes: maximumBytes)

@@ -32,7 +32,7 @@ struct ClientOptions: ParsableArguments {
     )
     var retry: Int?
 
-    @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing.")
+    @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing; its folder must exist and be writable.")
     var cookieJar: String?
 
     @Option(help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
@@ -69,6 +69,8 @@ struct ClientOptions: ParsableArguments {
     /// Applies `--cookie-jar`, `--proxy` and `--verbose`.
     private func applyConnectionOptions(to configuration: inout ClientConfiguration) throws {
         if let cookieJar {
+            // Read at once and written when the command ends: both must be possible before anything is sent.
+            try PathCheck.writableFile(cookieJar, option: "--cookie-jar")
             do {
                 configuration.cookies = try CookieJar(file: URL(fileURLWithPath: cookieJar))
             } catch let error as CourierError {

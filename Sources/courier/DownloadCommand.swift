@@ -20,10 +20,10 @@ struct DownloadCommand: AsyncParsableCommand {
     @Argument(help: "The URL to download (relative to --base-url when it has no scheme).")
     var url: String
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write.")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write: a regular file or nothing yet, in a writable folder.")
     var output: String?
 
-    @Option(help: "A folder to write into, under the server's file name (Content-Disposition), made safe.")
+    @Option(help: "An existing, writable folder to write into, under the server's file name (Content-Disposition), made safe.")
     var dir: String?
 
     @Flag(help: "Continue a partial download of the same URL to the same destination.")
@@ -61,9 +61,15 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         let destination: DownloadDestination
         if let output {
+            try PathCheck.writableFile(output, option: "-o")
             destination = .file(URL(fileURLWithPath: output))
+        } else if let dir {
+            try PathCheck.writableFolder(dir, option: "--dir")
+            destination = .directory(URL(fileURLWithPath: dir, isDirectory: true))
         } else {
-            destination = .directory(URL(fileURLWithPath: dir ?? FileManager.default.currentDirectoryPath, isDirectory: true))
+            let current = FileManager.default.currentDirectoryPath
+            try PathCheck.writableFolder(current, option: "--dir", named: "the current folder \(current) (no -o or --dir)")
+            destination = .directory(URL(fileURLWithPath: current, isDirectory: true))
         }
         let progress = DownloadProgressLine(output: out)
         let options = DownloadOptions(

@@ -42,7 +42,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false
 
-    @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived).")
+    @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
     var output: String?
 
     @Option(

@@ -20,7 +20,11 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "fail-fast: the first failure cancels the rest. settle: every request runs to its end.")
     var mode: ModeOption = .failFast
 
-    @Option(help: "The most requests in flight at once (default 6).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The most requests in flight at once, 1 to 1024 (default 6).", valueName: "n"),
+        transform: OptionRange.whole(in: OptionRange.concurrency)
+    )
     var concurrency: Int = 6
 
     @OptionGroup var client: ClientOptions
@@ -38,9 +42,6 @@ struct BatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let out = Output.current
-        guard (1...10_000).contains(concurrency) else {
-            throw CommandFailure(.invalidInput, "--concurrency must be between 1 and 10000")
-        }
         let items = try BatchFile.read(file)
         var configuration = try client.configuration()
         configuration.limits.maximumConcurrentRequests = max(configuration.limits.maximumConcurrentRequests, concurrency)

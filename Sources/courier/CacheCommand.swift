@@ -18,10 +18,10 @@ struct CacheCommand: AsyncParsableCommand {
         /// The store in the folder, or `nil` when there is no folder yet.
         func storage() throws -> DiskCacheStorage? {
             let url = URL(fileURLWithPath: cache, isDirectory: true)
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return nil }
-            guard isFolder.boolValue else {
-                throw CommandFailure(.invalidInput, "--cache \(cache) is a file, not a folder; give the cache folder")
+            switch PathCheck.kind(of: url.path) {
+            case .nothing: return nil
+            case .folder: break
+            case let kind: throw CommandFailure(.invalidInput, "--cache \(cache) is \(kind.described), not a folder; give the cache folder")
             }
             do {
                 let storage = try DiskCacheStorage(directory: url)

@@ -16,23 +16,33 @@ struct CacheWriterCommand: AsyncParsableCommand {
     @Option(help: "The cache folder.")
     var cache: String
 
-    @Option(help: "How many entries to store before stopping.")
+    @Option(
+        parsing: .unconditional, help: "How many entries to store before stopping, 0 to 1000000000.",
+        transform: OptionRange.whole(in: 0...1_000_000_000)
+    )
     var count: Int = 100_000
 
-    @Option(help: "How many distinct keys to cycle through.")
+    @Option(
+        parsing: .unconditional, help: "How many distinct keys to cycle through, 1 to 1000000.",
+        transform: OptionRange.whole(in: 1...1_000_000)
+    )
     var keys: Int = 40
 
-    @Option(help: "The folder's limit in bytes.")
+    @Option(
+        parsing: .unconditional, help: "The folder's limit in bytes, 1 or more.",
+        transform: OptionRange.whole(in: 1...Int.max)
+    )
     var maximumBytes: Int = 2 * 1024 * 1024
 
-    @Option(help: "A number that makes this run's serials differ from other runs'.")
+    /// At most 10^9, so that a serial, `seed × 10^6 + index`, stays far inside `Int`.
+    @Option(
+        parsing: .unconditional, help: "A number, 0 to 1000000000, that makes this run's serials differ from other runs'.",
+        transform: OptionRange.whole(in: 0...1_000_000_000)
+    )
     var seed: Int = 0
 
-    func validate() throws {
-        if count < 0 || keys < 1 || maximumBytes < 1 { throw ValidationError("--count, --keys and --maximum-bytes must be positive.") }
-    }
-
     func run() async throws {
+        try PathCheck.folderOrNothing(cache, option: "--cache")
         let storage: DiskCacheStorage
         do {
             storage = try DiskCacheStorage(directory: URL(fileURLWithPath: cache, isDirectory: true), maximumBytes: maximumBytes)

@@ -8,19 +8,31 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("base-url"), help: "The base URL a relative URL is joined to.")
     var baseURL: String?
 
-    @Option(help: "The total time allowed per request, in seconds, redirects included.")
-    var timeout: Double?
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The total time allowed per request, redirects included: more than 0 and at most 31536000 seconds (365 days).", valueName: "seconds"),
+        transform: OptionRange.seconds()
+    )
+    var timeout: Duration?
 
-    @Option(name: .customLong("max-redirects"), help: "The most redirects to follow (default 10).")
+    @Option(
+        name: .customLong("max-redirects"), parsing: .unconditional,
+        help: ArgumentHelp("The most redirects to follow, 0 to 100 (default 10; with 0 the redirect response itself is delivered).", valueName: "n"),
+        transform: OptionRange.whole(in: OptionRange.redirects)
+    )
     var maxRedirects: Int?
 
     @Flag(name: .customLong("no-follow"), help: "Do not follow redirects.")
     var noFollow = false
 
-    @Option(help: "Send a request again up to N times after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Send a request again up to N times (0 to 100) after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.", valueName: "n"),
+        transform: OptionRange.whole(in: OptionRange.retries)
+    )
     var retry: Int?
 
-    @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing.")
+    @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing; its folder must exist and be writable.")
     var cookieJar: String?
 
     @Option(help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
@@ -46,17 +58,10 @@ struct ClientOptions: ParsableArguments {
         if noFollow {
             configuration.redirectPolicy = .none
         } else if let maximum = maxRedirects {
-            guard maximum >= 0 else { throw CommandFailure(.invalidInput, "--max-redirects must be 0 or more") }
             configuration.redirectPolicy = .follow(maximum: maximum)
         }
-        if let retries = retry {
-            guard retries >= 0 else { throw CommandFailure(.invalidInput, "--retry must be 0 or more") }
-            configuration.retryPolicy = .retries(retries)
-        }
-        if let timeout {
-            guard timeout > 0, timeout.isFinite else { throw CommandFailure(.invalidInput, "--timeout must be a positive number of seconds") }
-            configuration.timeouts.total = .milliseconds(Int64(timeout * 1000))
-        }
+        if let retries = retry { configuration.retryPolicy = .retries(retries) }
+        if let timeout { configuration.timeouts.total = timeout }
         try tls.apply(to: &configuration)
         return configuration
     }
@@ -64,6 +69,8 @@ struct ClientOptions: ParsableArguments {
     /// Applies `--cookie-jar`, `--proxy` and `--verbose`.
     private func applyConnectionOptions(to configuration: inout ClientConfiguration) throws {
         if let cookieJar {
+            // Read at once and written when the command ends: both must be possible before anything is sent.
+            try PathCheck.writableFile(cookieJar, option: "--cookie-jar")
             do {
                 configuration.cookies = try CookieJar(file: URL(fileURLWithPath: cookieJar))
             } catch let error as CourierError {

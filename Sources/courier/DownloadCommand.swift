@@ -20,10 +20,10 @@ struct DownloadCommand: AsyncParsableCommand {
     @Argument(help: "The URL to download (relative to --base-url when it has no scheme).")
     var url: String
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write.")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write: a regular file or nothing yet, in a writable folder.")
     var output: String?
 
-    @Option(help: "A folder to write into, under the server's file name (Content-Disposition), made safe.")
+    @Option(help: "An existing, writable folder to write into, under the server's file name (Content-Disposition), made safe.")
     var dir: String?
 
     @Flag(help: "Continue a partial download of the same URL to the same destination.")
@@ -32,7 +32,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Flag(help: "Replace the destination file if it exists.")
     var overwrite = false
 
-    @Option(help: "How many attempts in all, resuming after each dropped connection or timeout (default 5).")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How many attempts in all, 1 to 1000, resuming after each dropped connection or timeout (default 5).", valueName: "n"),
+        transform: OptionRange.whole(in: OptionRange.attempts)
+    )
     var attempts: Int = 5
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
@@ -44,7 +48,6 @@ struct DownloadCommand: AsyncParsableCommand {
 
     func validate() throws {
         if output != nil && dir != nil { throw ValidationError("Give -o PATH or --dir DIR, not both.") }
-        if attempts < 1 { throw ValidationError("--attempts must be 1 or more.") }
     }
 
     func run() async throws {
@@ -58,9 +61,15 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         let destination: DownloadDestination
         if let output {
+            try PathCheck.writableFile(output, option: "-o")
             destination = .file(URL(fileURLWithPath: output))
+        } else if let dir {
+            try PathCheck.writableFolder(dir, option: "--dir")
+            destination = .directory(URL(fileURLWithPath: dir, isDirectory: true))
         } else {
-            destination = .directory(URL(fileURLWithPath: dir ?? FileManager.default.currentDirectoryPath, isDirectory: true))
+            let current = FileManager.default.currentDirectoryPath
+            try PathCheck.writableFolder(current, option: "--dir", named: "the current folder \(current) (no -o or --dir)")
+            destination = .directory(URL(fileURLWithPath: current, isDirectory: true))
         }
         let progress = DownloadProgressLine(output: out)
         let options = DownloadOptions(
@@ -72,7 +81,7 @@ struct DownloadCommand: AsyncParsableCommand {
             let (name, value) = try ClientOptions.header(header)
             request.headers.add(name: name, value: value)
         }
-        if let timeout = client.timeout { request.timeout = .milliseconds(Int64(timeout * 1000)) }
+        if let timeout = client.timeout { request.timeout = timeout }
         let download = Task {
             try await ClientOptions.withClient(configuration: configuration) { client in
                 try await client.download(request, to: destination, options: options)

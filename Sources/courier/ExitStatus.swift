@@ -6,7 +6,8 @@ enum ExitStatus: Int32 {
     case success = 0
     /// An unexpected failure.
     case failure = 1
-    /// Invalid input: an unknown option, a bad URL, header, file or body.
+    /// Invalid input: an unknown option, a bad URL, header, file or body, a number out of its
+    /// range or a path of the wrong kind.
     case invalidInput = 2
     /// The connection could not be opened or broke.
     case connectionFailed = 3

@@ -52,6 +52,7 @@ struct FetchCacheOptions: ParsableArguments {
 
     /// A memory store in front of the disk store in `folder`.
     static func storage(folder: String) throws -> TieredCacheStorage {
+        try PathCheck.folderOrNothing(folder, option: "--cache")
         do {
             let disk = try DiskCacheStorage(directory: URL(fileURLWithPath: folder, isDirectory: true))
             for warning in disk.permissionWarnings { Output.current.error("courier: warning: \(warning)") }

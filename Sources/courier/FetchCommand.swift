@@ -42,10 +42,14 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
     var fail = false
 
-    @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived).")
+    @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
     var output: String?
 
-    @Option(name: .customLong("max-filesize"), help: "Refuse a body larger than this many bytes (exit status 9). Bodies written to stdout or -o are streamed, with no limit by default.")
+    @Option(
+        name: .customLong("max-filesize"), parsing: .unconditional,
+        help: ArgumentHelp("Refuse a body larger than this many bytes, 0 to 9223372036854775807 (exit status 9). Bodies written to stdout or -o are streamed, with no limit by default.", valueName: "bytes"),
+        transform: OptionRange.whole(in: OptionRange.bytes)
+    )
     var maxFilesize: Int64?
 
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
@@ -70,10 +74,6 @@ struct FetchCommand: AsyncParsableCommand {
 
     enum ReportFormat: String, ExpressibleByArgument {
         case json
-    }
-
-    func validate() throws {
-        if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must be 0 or more bytes.") }
     }
 
     func run() async throws {

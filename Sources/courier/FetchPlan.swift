@@ -6,6 +6,8 @@ struct FetchPlan {
     let command: FetchCommand
 
     func make() throws -> (ClientConfiguration, Request<Response>) {
+        // Streamed, cached and durable runs all write -o: it is checked before any of them sends.
+        if let output = command.output { try PathCheck.writableFile(output, option: "-o") }
         var configuration = try command.client.configuration()
         try command.authentication.apply(to: &configuration, url: command.url)
 

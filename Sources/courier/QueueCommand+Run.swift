@@ -18,14 +18,15 @@ extension QueueCommand {
 
         @OptionGroup(title: "Credentials") var credentials: QueueCredentialOptions
 
-        @Option(help: "Stop after this many seconds even if records still wait.")
-        var deadline: Double?
+        @Option(
+            parsing: .unconditional,
+            help: ArgumentHelp("Stop after this many seconds even if records still wait: more than 0 and at most 31536000 (365 days).", valueName: "seconds"),
+            transform: OptionRange.seconds()
+        )
+        var deadline: Duration?
 
         func run() async throws {
             let out = Output.current
-            if let deadline, !(deadline > 0 && deadline.isFinite) {
-                throw CommandFailure(.invalidInput, "--deadline must be a positive number of seconds")
-            }
             try credentials.check()
             var clientConfiguration = ClientConfiguration()
             var source: (any QueueCredentialSource)?
@@ -56,7 +57,7 @@ extension QueueCommand {
                         }
                     }
                 }
-                let emptied = try await queue.run(deadline: deadline.map { .milliseconds(Int64($0 * 1000)) })
+                let emptied = try await queue.run(deadline: deadline)
                 await queue.close()  // ends the events, so that the printer has printed them all
                 await printer.value
                 return emptied

@@ -4,7 +4,7 @@ import Foundation
 
 /// `--queue PATH`, shared by `fetch --durable` and the `queue` subcommands.
 struct QueueOptions: ParsableArguments {
-    @Option(name: .customLong("queue"), help: "The queue's database file (default: \(QueueConfiguration.defaultPath)).")
+    @Option(name: .customLong("queue"), help: "The queue's database file, a regular file or a path where one can be made (default: \(QueueConfiguration.defaultPath)).")
     var path: String?
 
     /// The queue configuration these options describe.
@@ -22,7 +22,8 @@ struct QueueOptions: ParsableArguments {
         delivers: Bool, clientConfiguration: ClientConfiguration = ClientConfiguration(), credentials: (any QueueCredentialSource)? = nil,
         reportsPermissions: Bool = true, _ body: (DurableQueue) async throws -> Result
     ) async throws -> Result {
-        try await Client.withClient(configuration: clientConfiguration) { client in
+        try PathCheck.fileOrNothing(path ?? QueueConfiguration.defaultPath, option: "--queue")
+        return try await Client.withClient(configuration: clientConfiguration) { client in
             let queue: DurableQueue
             do {
                 queue = try await client.openQueue(configuration(delivers: delivers, credentials: credentials))

@@ -1,0 +1,104 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks of the paths `courier` writes or keeps its state in, made before anything is sent:
+/// what is already at a path must be of the kind the option expects (a FIFO, a socket or a
+/// device is never opened), and a file still to be made needs a folder to go in. Each refusal
+/// is a usage error (exit status 2) whose one line names the option and the path.
+enum PathCheck {
+    /// What is at a path, symbolic links followed.
+    enum Kind: Equatable {
+        case nothing
+        case file
+        case folder
+        /// Anything else, described: "a FIFO", "a socket", "a device".
+        case special(String)
+
+        /// The kind, as a message says what is there.
+        var described: String {
+            switch self {
+            case .nothing: "nothing"
+            case .file: "a file"
+            case .folder: "a folder"
+            case .special(let name): name
+            }
+        }
+    }
+
+    static func kind(of path: String) -> Kind {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return .nothing }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .folder
+        case S_IFIFO: return .special("a FIFO")
+        case S_IFSOCK: return .special("a socket")
+        case S_IFCHR, S_IFBLK: return .special("a device")
+        default: return .special("a special file")
+        }
+    }
+
+    /// A file the command replaces or makes (`-o`, `--cookie-jar`): a regular file or nothing,
+    /// in a folder that exists and is writable.
+    static func writableFile(_ path: String, option: String) throws(CommandFailure) {
+        let kind = kind(of: path)
+        guard kind == .nothing || kind == .file else {
+            throw CommandFailure(.invalidInput, "\(option) \(path): \(kind.described) is there; give the path of a regular file")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try writableFolder(folder, option: option, named: "\(option) \(path): its folder \(folder)")
+    }
+
+    /// A folder the command writes into (`download --dir`): one that exists and is writable.
+    static func writableFolder(_ path: String, option: String, named name: String? = nil) throws(CommandFailure) {
+        let name = name ?? "\(option) \(path)"
+        let kind = kind(of: path)
+        guard kind == .folder else {
+            let found = kind == .nothing ? "does not exist" : "is \(kind.described), not a folder"
+            throw CommandFailure(.invalidInput, "\(name) \(found); give an existing folder")
+        }
+        guard access(path, W_OK | X_OK) == 0 else {
+            throw CommandFailure(.invalidInput, "\(name) is not writable; give a folder you can write to")
+        }
+    }
+
+    /// A folder made if missing (`--cache`): a folder, or nothing under a folder.
+    static func folderOrNothing(_ path: String, option: String) throws(CommandFailure) {
+        let kind = kind(of: path)
+        if kind == .nothing { return try missingUnderFolder(path, option: option) }
+        guard kind == .folder else {
+            throw CommandFailure(.invalidInput, "\(option) \(path) is \(kind.described), not a folder; give a folder, or a path where one can be made")
+        }
+    }
+
+    /// A database file made if missing (`--queue`): a regular file, or nothing under a folder.
+    static func fileOrNothing(_ path: String, option: String) throws(CommandFailure) {
+        let kind = kind(of: path)
+        if kind == .nothing { return try missingUnderFolder(path, option: option) }
+        guard kind == .file else {
+            throw CommandFailure(.invalidInput, "\(option) \(path) is \(kind.described), not a regular file; give a database file, or a path where one can be made")
+        }
+    }
+
+    /// Refuses a missing path whose nearest existing ancestor is not a folder, so that it could
+    /// never be made.
+    private static func missingUnderFolder(_ path: String, option: String) throws(CommandFailure) {
+        let components = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        for count in stride(from: components.count - 1, through: 1, by: -1) {
+            let ancestor = NSString.path(withComponents: Array(components.prefix(count)))
+            let kind = kind(of: ancestor)
+            if kind == .nothing { continue }
+            guard kind == .folder else {
+                throw CommandFailure(.invalidInput, "\(option) \(path): \(ancestor) is \(kind.described), not a folder, so nothing can be made there")
+            }
+            return
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import courier
+
+/// What a test puts at the path it gives an option.
+enum PathThing: String, Sendable {
+    case file, folder, fifo, socket, device
+    /// A path whose folder does not exist.
+    case inMissingFolder
+    /// A path under a regular file, as if it were a folder.
+    case underAFile
+
+    /// Makes the thing inside `folder`; returns its path.
+    func make(in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("thing").path
+        switch self {
+        case .file: try Data("{}".utf8).write(to: URL(fileURLWithPath: path))
+        case .folder: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case .fifo: try makeFIFO(path)
+        case .socket: try makeSocketFile(path)
+        case .device: try makeDevice(path)
+        case .inMissingFolder: return folder.appendingPathComponent("missing/thing").path
+        case .underAFile:
+            try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            return path + "/inside"
+        }
+        return path
+    }
+}
+
+/// A command line whose `option` is given a path of the wrong kind. In `arguments`, `URL` is
+/// the server's URL, `BATCH` a batch file of one request to it, `FOLDER` a scratch folder and
+/// `PATH` the wrong path.
+struct WrongPath: Sendable, CustomTestStringConvertible {
+    let arguments: [String]
+    let option: String
+    let thing: PathThing
+
+    var testDescription: String { "\(arguments.joined(separator: " ")) (\(thing.rawValue))" }
+
+    static func cases(_ arguments: [String], _ option: String, _ things: [PathThing]) -> [WrongPath] {
+        things.map { WrongPath(arguments: arguments, option: option, thing: $0) }
+    }
+
+    static let all: [WrongPath] =
+        cases(["fetch", "URL", "-o", "PATH"], "-o", [.folder, .fifo, .socket, .inMissingFolder, .underAFile])
+        + cases(["fetch", "URL", "--cache", "FOLDER", "-o", "PATH"], "-o", [.folder, .inMissingFolder])
+        + cases(["download", "URL", "-o", "PATH"], "-o", [.folder, .fifo, .inMissingFolder])
+        + cases(["download", "URL", "-o", "PATH", "--overwrite"], "-o", [.folder, .fifo])
+        + cases(["download", "URL", "--dir", "PATH"], "--dir", [.file, .fifo, .inMissingFolder])
+        + cases(["fetch", "URL", "--cookie-jar", "PATH"], "--cookie-jar", [.folder, .fifo, .socket, .inMissingFolder, .underAFile])
+        + cases(["download", "URL", "--dir", "FOLDER", "--cookie-jar", "PATH"], "--cookie-jar", [.fifo, .inMissingFolder])
+        + cases(["batch", "BATCH", "--cookie-jar", "PATH"], "--cookie-jar", [.fifo, .folder])
+        + cases(["fetch", "URL", "--cache", "PATH"], "--cache", [.file, .fifo, .socket, .underAFile])
+        + cases(["cache", "stats", "--cache", "PATH"], "--cache", [.file, .fifo])
+        + cases(["cache", "clear", "--cache", "PATH"], "--cache", [.fifo])
+        + cases(["cache-writer", "--cache", "PATH", "--count", "1"], "--cache", [.file, .fifo])
+        + cases(["fetch", "URL", "--data", "x", "--durable", "--queue", "PATH"], "--queue", [.folder, .fifo, .socket, .underAFile])
+        + cases(["queue", "list", "--queue", "PATH"], "--queue", [.folder, .fifo])
+        + cases(["queue", "run", "--queue", "PATH", "--deadline", "60"], "--queue", [.fifo, .socket])
+        + cases(["queue", "drop", "some-id", "--queue", "PATH"], "--queue", [.fifo])
+
+    /// Device files, which only root can make.
+    static let devices: [WrongPath] =
+        cases(["fetch", "URL", "-o", "PATH"], "-o", [.device])
+        + cases(["download", "URL", "-o", "PATH", "--overwrite"], "-o", [.device])
+        + cases(["fetch", "URL", "--cookie-jar", "PATH"], "--cookie-jar", [.device])
+        + cases(["fetch", "URL", "--data", "x", "--durable", "--queue", "PATH"], "--queue", [.device])
+}
+
+@Suite("courier: output and state paths are checked before anything is sent")
+struct PathCheckTests {
+    @Test("A path of the wrong kind is invalid input naming the option and the path; nothing is sent or replaced", arguments: WrongPath.all)
+    func wrongPathsAreRefused(_ wrong: WrongPath) async throws {
+        try await Self.expectRefused(wrong)
+    }
+
+    @Test("A device is refused like any path of the wrong kind", .enabled(if: canMakeDevices, "only root can make a device file"), arguments: WrongPath.devices)
+    func devicesAreRefused(_ wrong: WrongPath) async throws {
+        try await Self.expectRefused(wrong)
+    }
+
+    static func expectRefused(_ wrong: WrongPath) async throws {
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try wrong.thing.make(in: folder)
+        let before = PathCheck.kind(of: path)
+        try await withServer { server in
+            let url = server.url("/get").absoluteString
+            let batch = folder.appendingPathComponent("requests.json")
+            try Data("[{\"url\": \"\(url)\"}]".utf8).write(to: batch)
+            let replacements = ["URL": url, "BATCH": batch.path, "FOLDER": folder.path, "PATH": path]
+            let run = await courier(wrong.arguments.map { replacements[$0] ?? $0 })
+            #expect(run.status == ExitStatus.invalidInput.rawValue, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("courier: \(wrong.option) ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            #expect(run.stderr.contains(path), "\(run.stderr)")
+            #expect(server.receivedRequests.isEmpty, "a request reached the server")
+            #expect(PathCheck.kind(of: path) == before, "what was at the path changed")
+        }
+    }
+}

@@ -71,8 +71,14 @@ final class DownloadProgressLine: Sendable {
         if let rate, rate > 0 {
             text += ", \(bytes(Int64(rate)))/s"
             if let total = progress.totalBytes, total > progress.completedBytes {
-                let left = Int((Double(total - progress.completedBytes) / rate).rounded(.up))
-                text += ", \(left / 60):\(String(format: "%02d", left % 60)) left"
+                // A length or a rate from the network may be absurd: past 99 hours, say so instead.
+                let seconds = (Double(total - progress.completedBytes) / rate).rounded(.up)
+                if seconds.isFinite, seconds < 100 * 3600 {
+                    let left = Int(seconds)
+                    text += ", \(left / 60):\(String(format: "%02d", left % 60)) left"
+                } else {
+                    text += ", more than 99 hours left"
+                }
             }
         }
         return text

@@ -141,5 +141,9 @@ struct DownloadCommandTests {
         let line = DownloadProgressLine.describe(TransferProgress(completedBytes: 12 << 20, totalBytes: 100 << 20), rate: Double(4 << 20))
         #expect(line == "12.0 MiB of 100.0 MiB (12 %), 4.0 MiB/s, 0:22 left")
         #expect(DownloadProgressLine.describe(TransferProgress(completedBytes: 10, totalBytes: nil), rate: nil) == "10 B")
+        // A length announced near Int64.max, or a crawling rate, does not trap.
+        let absurd = DownloadProgressLine.describe(TransferProgress(completedBytes: 0, totalBytes: Int64.max), rate: 1e-300)
+        #expect(absurd.hasSuffix("more than 99 hours left"))
+        #expect(DownloadProgressLine.describe(TransferProgress(completedBytes: 0, totalBytes: Int64.max), rate: 1).hasSuffix("more than 99 hours left"))
     }
 }

@@ -65,10 +65,14 @@ struct RetryStateMachine {
 
     /// Full jitter over `min(maximumDelay, baseDelay × 2^(attempts − 1))`.
     func backoff(jitter: Double) -> Duration {
-        let exponent = min(attempts - 1, 62)
-        let uncapped = policy.baseDelay * Double(1 << exponent)
-        let cap = min(uncapped, policy.maximumDelay)
-        return cap * min(max(jitter, 0), 1)
+        // In seconds as a Double, so that no multiplication of a Duration can overflow.
+        let exponent = Double(max(0, min(attempts - 1, 62)))
+        let uncapped = policy.baseDelay.timeInterval * pow(2, exponent)
+        let cap = min(uncapped, policy.maximumDelay.timeInterval)
+        let seconds = cap * min(max(jitter, 0), 1)
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        // At most about 285 years, which fits in nanoseconds.
+        return .nanoseconds(Int64((min(seconds, 9e9) * 1e9).rounded()))
     }
 
     /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3); `nil` when invalid.
@@ -79,7 +83,7 @@ struct RetryStateMachine {
             return .seconds(seconds)
         }
         guard let date = HTTPDate.parse(value, now: now) else { return nil }
-        let interval = max(0, date.timeIntervalSince(now))
+        let interval = min(max(0, date.timeIntervalSince(now)), 1e12)
         return .milliseconds(Int64(interval * 1000))
     }
 }

@@ -109,4 +109,21 @@ struct RetryStateMachineTests {
         var machine = RetryStateMachine(policy: Self.policy)
         #expect(machine.decide(Self.failure(kind, sent: false), repeatable: true, jitter: 0, now: Self.now) == .stop)
     }
+
+    @Test("backoff never overflows, whatever the delays and the attempt count", arguments: [1, 30, 62, 63, 1000])
+    func backoffIsBounded(attempts: Int) {
+        let policy = RetryPolicy(maximumAttempts: 2000, baseDelay: .seconds(1_000_000_000), maximumDelay: .seconds(Int64.max / 1_000_000_000))
+        let machine = RetryStateMachine(policy: policy, attempts: attempts)
+        let delay = machine.backoff(jitter: 1)
+        #expect(delay > .zero)
+        #expect(delay <= policy.maximumDelay)
+        #expect(machine.backoff(jitter: .nan) == .zero)
+    }
+
+    @Test("a Retry-After date far in the future is a long but finite wait")
+    func farRetryAfterDate() {
+        let delay = RetryStateMachine.delay(retryAfter: "Fri, 31 Dec 9999 23:59:59 GMT", now: Self.now)
+        #expect(delay != nil)
+        #expect(delay! > .seconds(1_000_000))
+    }
 }

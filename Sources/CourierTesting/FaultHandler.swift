@@ -22,6 +22,7 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var headerIndex = 0
     private var writingHeaders = false
     private var lingerTask: Scheduled<Void>?
+    private var requestsOnConnection = 0
 
     init(fault: FaultServer.Fault) {
         self.fault = fault
@@ -65,6 +66,15 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
         case .stall:
             break
+        case .closeReusedConnection:
+            self.requestsOnConnection += 1
+            guard self.requestsOnConnection == 1 else {
+                context.close(promise: nil)
+                return
+            }
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")), promise: nil)
+            // Read the next request head on the same connection.
+            self.triggered = false
         case .endlessHeaders:
             context.write(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\n")), promise: nil)
             self.writingHeaders = true

@@ -27,6 +27,10 @@ public final class FaultServer: Sendable {
         case endlessHeaders
         /// Write exactly these bytes, then close.
         case raw([UInt8])
+        /// Answer the first request of each connection with `200 OK` and the body `ok`, keeping
+        /// the connection open; close it, without a response, when the second request arrives:
+        /// a kept-alive connection that the server closed just as the client reused it.
+        case closeReusedConnection
     }
 
     private let channel: any Channel
@@ -91,7 +95,7 @@ extension FaultServer.Fault {
     /// The bytes written right after the request head, for the faults that write a fixed response.
     var fixedResponse: [UInt8]? {
         switch self {
-        case .closeBeforeResponse, .stall, .endlessHeaders:
+        case .closeBeforeResponse, .stall, .endlessHeaders, .closeReusedConnection:
             return nil
         case .closeMidBody:
             return Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8)

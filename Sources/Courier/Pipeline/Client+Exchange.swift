@@ -39,6 +39,9 @@ extension Client {
         var redirects = RedirectStateMachine(policy: request.redirectPolicy ?? configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()
         var current = request
+        // A kept-alive connection the server closed just as it was reused fails before any of
+        // the response: a request that is safe to send again is, once per hop, on a new one.
+        var replayed = false
         while true {
             // Credentials go on a copy: the hop a redirect builds from `current` never inherits them.
             var outgoing = current
@@ -48,8 +51,10 @@ extension Client {
             let origin = try await admit(outgoing)
             let sent = ContinuousClock.now
             let hop: Hop<Result>
+            var headArrived = false
             do {
                 hop = try await stream(outgoing, deadline: deadline) { streamed -> Hop<Result> in
+                    headArrived = true
                     let status = streamed.head.status
                     let location = streamed.head.headers["Location"]
                     finishHop(outgoing, status: status, reasonPhrase: streamed.head.reasonPhrase, headers: streamed.head.headers)
@@ -73,6 +78,12 @@ extension Client {
                 }
             } catch {
                 scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .init(failure: error)))
+                if !headArrived, !replayed, current.mayBeReplayed, let failure = error as? CourierError,
+                    failure.kind == .connectionFailed, failure.requestMayHaveBeenSent, !Task.isCancelled
+                {
+                    replayed = true
+                    continue
+                }
                 throw error
             }
             scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .response(status: hop.status)))
@@ -81,6 +92,7 @@ extension Client {
                 return result
             case .next(let next, _):
                 current = next
+                replayed = false
             }
         }
     }

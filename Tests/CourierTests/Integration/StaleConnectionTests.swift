@@ -1,0 +1,38 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+@Suite("A kept-alive connection the server closed as it was reused")
+struct StaleConnectionTests {
+    @Test("an idempotent request is sent once more on a new connection, outside the retry policy", arguments: [HTTPMethod.get, .head, .put, .delete])
+    func idempotentRequestIsReplayed(method: HTTPMethod) async throws {
+        let server = try await FaultServer.start(.closeReusedConnection)
+        defer { Task { try? await server.shutdown() } }
+        try await withClient(nil, configure: { $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1 }) { client in
+            for _ in 0..<3 {
+                var request = Request<Response>(method: method, path: "http://127.0.0.1:\(server.port)/")
+                request.validators = []
+                let response = try await client.send(request)
+                #expect(response.status == 200)
+            }
+        }
+    }
+
+    @Test("a POST is replayed only with an Idempotency-Key")
+    func postNeedsAKey() async throws {
+        let server = try await FaultServer.start(.closeReusedConnection)
+        defer { Task { try? await server.shutdown() } }
+        try await withClient(nil, configure: { $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1 }) { client in
+            let url = "http://127.0.0.1:\(server.port)/"
+            _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("first")))
+            let error = await courierError { _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("second"))) }
+            #expect(error?.kind == .connectionFailed)
+
+            _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("third")))
+            var keyed = Request<Response>(method: .post, path: url, body: .text("fourth"))
+            keyed.headers.add(name: "Idempotency-Key", value: "k-4")
+            #expect(try await client.send(keyed).status == 200)
+        }
+    }
+}

@@ -87,7 +87,8 @@ struct DiskCacheFolder: Sendable {
         let descriptor: Int32
         switch POSIXFiles.open(path, O_RDONLY) {
         case .opened(let opened): descriptor = opened
-        case .missing: return .missing
+        // Not an entry Courier wrote (a FIFO, a link, a folder): a miss, never a blocking read.
+        case .missing, .notRegular: return .missing
         case .failed(let code): throw POSIXFiles.failure("read \(path)", code)
         }
         defer { close(descriptor) }
@@ -139,7 +140,7 @@ struct DiskCacheFolder: Sendable {
             let descriptor: Int32
             switch POSIXFiles.open(temporary, O_WRONLY | O_CREAT | O_EXCL) {
             case .opened(let opened): descriptor = opened
-            case .missing: continue
+            case .missing, .notRegular: continue
             case .failed(let code): throw POSIXFiles.failure("create \(temporary)", code)
             }
             let written = POSIXFiles.writeAll(descriptor, file) && fsync(descriptor) == 0

@@ -24,16 +24,34 @@ enum POSIXFiles {
     enum Opened {
         case opened(Int32)
         case missing
+        /// Something other than a regular file (a FIFO, a socket, a device, a folder) is there.
+        case notRegular
         case failed(Int32)
     }
 
     /// Opens `path` with `flags`; a new file gets `mode`.
+    ///
+    /// Never waits and never follows a symbolic link in the last component: a FIFO put in the
+    /// folder would otherwise block a read until something writes to it. Anything but a
+    /// regular file (or, with `O_DIRECTORY`, a folder) is closed again and refused.
     static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) -> Opened {
+        let flags = flags | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW
         while true {
-            let descriptor = path.withCString { systemOpen($0, flags | O_CLOEXEC, mode) }
-            if descriptor >= 0 { return .opened(descriptor) }
+            let descriptor = path.withCString { systemOpen($0, flags, mode) }
+            if descriptor >= 0 {
+                guard flags & O_DIRECTORY != 0 || FileStatus(descriptor: descriptor)?.isRegularFile == true else {
+                    close(descriptor)
+                    return .notRegular
+                }
+                return .opened(descriptor)
+            }
             if errno == EINTR { continue }
-            return errno == ENOENT ? .missing : .failed(errno)
+            switch errno {
+            case ENOENT: return .missing
+            // A FIFO opened for writing with no reader, or a symbolic link.
+            case ENXIO, ELOOP: return .notRegular
+            default: return .failed(errno)
+            }
         }
     }
 
@@ -127,6 +145,7 @@ enum POSIXFiles {
         let descriptor: Int32
         switch open(path, O_RDWR | O_CREAT) {
         case .opened(let opened): descriptor = opened
+        case .notRegular: throw CourierError(.cacheUnavailable, "The cache's lock file \(path) is not a regular file; remove it, or use another cache folder.")
         case .missing: throw failure("open the lock file \(path)", ENOENT)
         case .failed(let code): throw failure("open the lock file \(path)", code)
         }

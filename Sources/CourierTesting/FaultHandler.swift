@@ -23,6 +23,10 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var writingHeaders = false
     private var lingerTask: Scheduled<Void>?
     private var requestsOnConnection = 0
+    private var trickle: Scheduled<Void>?
+    /// The pause between two pieces of a trickling fault, and how many pieces it writes at most.
+    private static let tricklePause = TimeAmount.milliseconds(50)
+    private static let trickleLimit = 12_000
 
     init(fault: FaultServer.Fault) {
         self.fault = fault
@@ -46,6 +50,8 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.writingHeaders = false
         self.lingerTask?.cancel()
         self.lingerTask = nil
+        self.trickle?.cancel()
+        self.trickle = nil
         context.fireChannelInactive()
     }
 
@@ -79,11 +85,30 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\n")), promise: nil)
             self.writingHeaders = true
             self.writeHeaders(context: context)
+        case .trickleHead:
+            self.startTrickle(context: context, head: "HTTP/1.1 200 OK\r\n") { "X-Slow-\($0): a\r\n" }
+        case .trickleBody:
+            self.startTrickle(context: context, head: "HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n\r\n") { _ in "x" }
         case .closeMidBody, .malformedStatusLine, .brokenChunkedFraming, .conflictingContentLength, .raw:
             let bytes = self.fault.fixedResponse ?? []
             context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: bytes))).assumeIsolated().whenComplete { _ in
                 self.closeGracefully(context: context)
             }
+        }
+    }
+
+    /// Writes `head`, then `piece(n)` every ``tricklePause``, until the connection closes or
+    /// ``trickleLimit`` pieces were written.
+    private func startTrickle(context: ChannelHandlerContext, head: String, piece: @escaping (Int) -> String) {
+        context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: head)), promise: nil)
+        self.trickleNext(context: context, written: 0, piece: piece)
+    }
+
+    private func trickleNext(context: ChannelHandlerContext, written: Int, piece: @escaping (Int) -> String) {
+        guard self.isActive, written < Self.trickleLimit else { return }
+        self.trickle = context.eventLoop.assumeIsolated().scheduleTask(in: Self.tricklePause) {
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: piece(written + 1))), promise: nil)
+            self.trickleNext(context: context, written: written + 1, piece: piece)
         }
     }
 

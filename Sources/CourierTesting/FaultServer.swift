@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// A raw TCP server that answers every HTTP request with a specific protocol fault, for testing client
 /// error handling.
@@ -31,22 +32,34 @@ public final class FaultServer: Sendable {
         /// the connection open; close it, without a response, when the second request arrives:
         /// a kept-alive connection that the server closed just as the client reused it.
         case closeReusedConnection
+        /// Write a status line, then one header field every 50 ms, never ending the head,
+        /// until the client closes (or 10 minutes pass): a head that trickles in forever.
+        case trickleHead
+        /// Write a head announcing a 1 MiB body, then one body byte every 50 ms, until the
+        /// client closes (or 10 minutes pass): a body that trickles in forever.
+        case trickleBody
     }
 
     private let channel: any Channel
     private let registry: ConnectionRegistry
+    private let scheme: String
 
     /// The TCP port the server listens on.
     public let port: Int
 
-    private init(channel: any Channel, registry: ConnectionRegistry, port: Int) {
+    private init(channel: any Channel, registry: ConnectionRegistry, port: Int, scheme: String) {
         self.channel = channel
         self.registry = registry
         self.port = port
+        self.scheme = scheme
     }
 
-    /// Starts a server on `127.0.0.1` (ephemeral port) that injects `fault` into every connection.
-    public static func start(_ fault: Fault) async throws -> FaultServer {
+    /// Starts a server on `127.0.0.1` (ephemeral port) that injects `fault` into every
+    /// connection; with `tls`, after a TLS handshake. (Without `tls`, an `https` URL of its
+    /// port makes a server that never finishes the handshake: under ``Fault/stall`` it waits
+    /// for a request head that a TLS client never sends in clear.)
+    public static func start(_ fault: Fault, tls: TestServerTLS? = nil) async throws -> FaultServer {
+        let sslContext = try tls?.makeContext()
         let registry = ConnectionRegistry()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -56,6 +69,7 @@ public final class FaultServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
+                    if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try sync.addHandler(FaultHandler(fault: fault))
                 }
             }
@@ -64,12 +78,12 @@ public final class FaultServer: Sendable {
             try? await channel.close()
             throw ServerStartError()
         }
-        return FaultServer(channel: channel, registry: registry, port: port)
+        return FaultServer(channel: channel, registry: registry, port: port, scheme: tls == nil ? "http" : "https")
     }
 
-    /// The server's URL, `http://127.0.0.1:PORT/`.
+    /// The server's URL, `http://127.0.0.1:PORT/` (or `https://…` with TLS).
     public var url: URL {
-        URL(string: "http://127.0.0.1:\(self.port)/")!
+        URL(string: "\(scheme)://127.0.0.1:\(self.port)/")!
     }
 
     /// The number of TCP connections currently open.
@@ -95,7 +109,7 @@ extension FaultServer.Fault {
     /// The bytes written right after the request head, for the faults that write a fixed response.
     var fixedResponse: [UInt8]? {
         switch self {
-        case .closeBeforeResponse, .stall, .endlessHeaders, .closeReusedConnection:
+        case .closeBeforeResponse, .stall, .endlessHeaders, .closeReusedConnection, .trickleHead, .trickleBody:
             return nil
         case .closeMidBody:
             return Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8)

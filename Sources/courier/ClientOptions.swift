@@ -16,6 +16,13 @@ struct ClientOptions: ParsableArguments {
     var timeout: Duration?
 
     @Option(
+        name: .customLong("connect-timeout"), parsing: .unconditional,
+        help: ArgumentHelp("The time allowed to open a connection, TCP and TLS handshake together: more than 0 and at most 31536000 seconds (default 10).", valueName: "seconds"),
+        transform: OptionRange.seconds()
+    )
+    var connectTimeout: Duration?
+
+    @Option(
         name: .customLong("max-redirects"), parsing: .unconditional,
         help: ArgumentHelp("The most redirects to follow, 0 to 100 (default 10; with 0 the redirect response itself is delivered).", valueName: "n"),
         transform: OptionRange.whole(in: OptionRange.redirects)
@@ -62,6 +69,7 @@ struct ClientOptions: ParsableArguments {
         }
         if let retries = retry { configuration.retryPolicy = .retries(retries) }
         if let timeout { configuration.timeouts.total = timeout }
+        if let connectTimeout { configuration.timeouts.connect = connectTimeout }
         try tls.apply(to: &configuration)
         return configuration
     }
@@ -94,16 +102,30 @@ struct ClientOptions: ParsableArguments {
 
     /// Runs `body` with a client for `configuration`, then saves its cookie jar, if it has
     /// one, whether `body` returned or threw.
+    ///
+    /// The command ends right after, and the process's exit closes the client's connections.
+    /// Its shutdown is therefore waited for only when a cache may still be storing what a
+    /// background refresh fetched (``Client/shutdown()`` waits for those first); otherwise it
+    /// is started and left to the exit. Waiting would hold the command, long after the
+    /// request's own deadline, until every connection still being opened ended: up to the
+    /// connect timeout for a server that never finishes the TLS handshake.
     static func withClient<Result>(
         configuration: ClientConfiguration,
         _ body: (Client) async throws -> Result
     ) async throws -> Result {
+        let client = Client(configuration: configuration)
         let result: Result
         do {
-            result = try await Client.withClient(configuration: configuration, body)
+            result = try await body(client)
         } catch {
+            Task { try? await client.shutdown() }
             try saveCookies(of: configuration)
             throw error
+        }
+        if configuration.cache != nil {
+            try await client.shutdown()
+        } else {
+            Task { try? await client.shutdown() }
         }
         try saveCookies(of: configuration)
         return result

@@ -23,7 +23,7 @@ struct QueueOptions: ParsableArguments {
         reportsPermissions: Bool = true, _ body: (DurableQueue) async throws -> Result
     ) async throws -> Result {
         try PathCheck.fileOrNothing(path ?? QueueConfiguration.defaultPath, option: "--queue")
-        return try await Client.withClient(configuration: clientConfiguration) { client in
+        return try await ClientOptions.withClient(configuration: clientConfiguration) { client in
             let queue: DurableQueue
             do {
                 queue = try await client.openQueue(configuration(delivers: delivers, credentials: credentials))

@@ -29,7 +29,7 @@ struct FetchTLSTests {
         let files = try Files()
         defer { files.remove() }
         try await TestServer.withServer(tls: TestServerTLS(chain: [files.server])) { server in
-            let run = await courier("fetch", server.url("/get").absoluteString, "--cacert", files.caFile)
+            let run = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile)
             #expect(run.status == 0, "\(run.stderr)")
             let refused = await courier("fetch", server.url("/get").absoluteString)
             #expect(refused.status == 4)
@@ -43,11 +43,11 @@ struct FetchTLSTests {
         var tls = TestServerTLS(chain: [files.server])
         tls.maximumVersion = 11
         try await TestServer.withServer(tls: tls) { server in
-            let refused = await courier("fetch", server.url("/get").absoluteString, "--cacert", files.caFile)
+            let refused = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile)
             #expect(refused.status == 4)
             #expect(refused.stderr.hasPrefix("courier: tls (unsupportedVersion)"), "\(refused.stderr)")
             #expect(refused.stderr.contains("--tls-min"))
-            let lowered = await courier("fetch", server.url("/get").absoluteString, "--cacert", files.caFile, "--tls-min", "1.1")
+            let lowered = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile, "--tls-min", "1.1")
             #expect(lowered.status == 0, "\(lowered.stderr)")
             let bad = await courier("fetch", server.url("/get").absoluteString, "--tls-min", "1.9")
             #expect(bad.status == 2)
@@ -61,9 +61,9 @@ struct FetchTLSTests {
         let other = "sha256/" + Data(repeating: 9, count: 32).base64EncodedString()
         try await TestServer.withServer(tls: TestServerTLS(chain: [files.server])) { server in
             let url = server.url("/get").absoluteString
-            let matched = await courier("fetch", url, "--cacert", files.caFile, "--pin", other, "--pin", files.server.publicKeyPin)
+            let matched = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--pin", other, "--pin", files.server.publicKeyPin)
             #expect(matched.status == 0, "\(matched.stderr)")
-            let mismatched = await courier("fetch", url, "--cacert", files.caFile, "--pin", other)
+            let mismatched = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--pin", other)
             #expect(mismatched.status == 4)
             #expect(mismatched.stderr.hasPrefix("courier: tls (pinMismatch)"))
             #expect(server.receivedRequests.count == 1)
@@ -85,11 +85,11 @@ struct FetchTLSTests {
         defer { unsetenv(variable) }
         try await TestServer.withServer(tls: TestServerTLS(chain: [files.server], clientAuthority: clientAuthority)) { server in
             let url = server.url("/get").absoluteString
-            let withPEM = await courier("fetch", url, "--cacert", files.caFile, "--cert", pem.certificate.path, "--key", pem.key.path)
+            let withPEM = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--cert", pem.certificate.path, "--key", pem.key.path)
             #expect(withPEM.status == 0, "\(withPEM.stderr)")
-            let withBundle = await courier("fetch", url, "--cacert", files.caFile, "--p12", bundle.path, "--p12-password-env", variable)
+            let withBundle = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--p12", bundle.path, "--p12-password-env", variable)
             #expect(withBundle.status == 0, "\(withBundle.stderr)")
-            let without = await courier("fetch", url, "--cacert", files.caFile)
+            let without = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile)
             #expect(without.status == 4)
             #expect(without.stderr.hasPrefix("courier: tls (clientCertificateRejected)"))
             #expect(!without.stderr.contains("pa55"))

@@ -21,7 +21,9 @@ struct AbsurdOption: Sendable, CustomTestStringConvertible {
     /// Seconds options, and whole-number options with the values just outside their range.
     static let all: [AbsurdOption] =
         ["fetch", "download", "batch"].flatMap { command in
-            secondsValues.map { AbsurdOption(command: command, option: "--timeout", value: $0, range: seconds) }
+            ["--timeout", "--connect-timeout"].flatMap { option in
+                secondsValues.map { AbsurdOption(command: command, option: option, value: $0, range: seconds) }
+            }
                 + whole(command, "--max-redirects", below: "-1", above: "101", range: "from 0 to 100")
                 + whole(command, "--retry", below: "-1", above: "101", range: "from 0 to 100")
         }

@@ -80,6 +80,11 @@ public final class Client: Sendable {
     /// Closes the client's connections, once the cache's background refreshes have ended.
     /// Requests sent afterwards fail with ``CourierError/Kind/clientShutdown``. Calling it
     /// twice is harmless.
+    ///
+    /// A connection still being opened is waited for, up to the connect timeout (see
+    /// ``Timeouts/connect``), even when the request that asked for it has already failed at
+    /// its deadline: a server that accepts TCP and never finishes the TLS handshake can hold
+    /// the shutdown that long.
     public func shutdown() async throws {
         guard isShutDown.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         await cache?.background.waitForAll()

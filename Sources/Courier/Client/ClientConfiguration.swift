@@ -141,7 +141,8 @@ extension ClientConfiguration {
 
 /// The timeouts of a client.
 public struct Timeouts: Sendable, Hashable {
-    /// How long to wait for a connection; 10 seconds by default.
+    /// How long to wait for a connection, TCP and TLS handshake together; 10 seconds by
+    /// default. A request's total timeout, when shorter, ends the wait sooner.
     public var connect: Duration
     /// How long the server may stay silent once a request is sent, before its response starts
     /// and between the parts of its body; 60 seconds by default (see

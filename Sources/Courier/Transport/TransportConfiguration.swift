@@ -1,6 +1,6 @@
 /// Connection-level settings of the default transport.
 public struct TransportConfiguration: Sendable, Hashable {
-    /// How long to wait for a connection (and TLS handshake).
+    /// How long to wait for a connection, TCP and TLS handshake together.
     public var connectTimeout: Duration
     /// How long the server may stay silent once the request is sent: before the response
     /// starts, and between its parts. It is checked a tenth of it apart (at least 5 ms apart,

@@ -22,6 +22,10 @@ func withClient<T>(
     _ body: (Client) async throws -> T
 ) async throws -> T {
     var configuration = ClientConfiguration(baseURL: server?.baseURL)
+    // The whole suite keeps both cores busy, and a TLS handshake whose certificate check
+    // waits behind other tests' work can take longer than the 10-second default; tests of
+    // timeouts set their own.
+    configuration.timeouts.connect = .seconds(120)
     configure(&configuration)
     return try await Client.withClient(configuration: configuration, body)
 }

@@ -29,16 +29,22 @@ final class ChannelConnector: Sendable {
     }
 
     /// A connection to `host`:`port`, its handshake done and its chain verified.
-    func connect(host: String, port: Int, settings: HostTLSSettings) async throws -> Connection {
+    ///
+    /// TCP and TLS together get the connect timeout, and no more than what is left of
+    /// `deadline`: a server that accepts the connection and never finishes the handshake fails
+    /// the attempt with a ``CourierError/Kind/timeout`` then. Cancelling the task closes the
+    /// connection being made.
+    func connect(host: String, port: Int, settings: HostTLSSettings, deadline: ContinuousClock.Instant? = nil) async throws -> Connection {
         let prepared = try prepare(settings)
+        let limit = ConnectLimit(connectTimeout: configuration.connectTimeout, deadline: deadline)
         let rejection = NIOLockedValueBox<TLSFailure?>(nil)
         let name = HostPattern.normalized(host)
         let serverName = TrustEvaluator.isAddress(name) ? nil : name
         let configuration = self.configuration
         // Each connection attempt (one per address of the host) has its own handshake.
-        let attempts = NIOLockedValueBox<[ObjectIdentifier: (EventLoopFuture<Void>, Connection.Fault)]>([:])
+        let attempts = NIOLockedValueBox<[ObjectIdentifier: (channel: any Channel, handshake: EventLoopFuture<Void>, fault: Connection.Fault)]>([:])
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.nanoseconds(configuration.connectTimeout.nanoseconds))
+            .connectTimeout(limit.remaining)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -58,24 +64,38 @@ final class ChannelConnector: Sendable {
                     }
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     let fault = Connection.Fault(nil)
-                    attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (handshake.futureResult, fault) }
-                    try sync.addHandler(ExchangeHandler(handshake: handshake, fault: fault))
+                    attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (channel, handshake.futureResult, fault) }
+                    try sync.addHandler(ExchangeHandler(handshake: handshake, handshakeDeadline: limit.end, fault: fault))
                 }
             }
         do {
-            let channel = try await bootstrap.connect(host: host, port: port).get()
-            guard let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] }) else {
+            let channel = try await withTaskCancellationHandler {
+                try await bootstrap.connect(host: host, port: port).get()
+            } onCancel: {
+                attempts.withLockedValue { $0.values.forEach { $0.channel.close(promise: nil) } }
+            }
+            guard let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] })
+                .map({ ($0.handshake, $0.fault) })
+            else {
                 channel.close(promise: nil)
                 throw ExchangeClosed()
             }
             do {
-                try await handshake.get()
+                try await withTaskCancellationHandler {
+                    try await handshake.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
             } catch {
                 channel.close(promise: nil)
                 throw error
             }
+            try Task.checkCancellation()
             return Connection(channel: channel, fault: fault)
+        } catch let timeout as HandshakeTimeout {
+            throw limit.error(timeout, host: host)
         } catch {
+            if Task.isCancelled { throw CancellationError() }
             guard let reason = rejection.withLockedValue({ $0 }) else { throw error }
             var failure = reason.error(reason.message(host: host))
             failure.underlyingError = error

@@ -58,7 +58,7 @@ final class ChannelTransport: Sendable {
         // for requests that are safe to send again.
         let attempts = request.isReplayable ? 2 : 1
         for attempt in 1...attempts {
-            let (connection, reused) = try await lease(key, url: request.url, timeout: request.timeout)
+            let (connection, reused) = try await lease(key, url: request.url, timeout: request.timeout, deadline: deadline)
             let exchange = Exchange(connection: connection, request: request, start: start, decompression: decompression)
             let head: HTTPResponseHead
             do {
@@ -79,10 +79,12 @@ final class ChannelTransport: Sendable {
         await pool.shutdown()
     }
 
-    private func lease(_ key: ChannelPool.Key, url: URL, timeout: Duration?) async throws -> (Connection, Bool) {
+    private func lease(
+        _ key: ChannelPool.Key, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
+    ) async throws -> (Connection, Bool) {
         if let idle = try pool.take(key) { return (idle, true) }
         do {
-            let connection = try await connector.connect(host: key.host, port: key.port, settings: key.settings)
+            let connection = try await connector.connect(host: key.host, port: key.port, settings: key.settings, deadline: deadline)
             try pool.opened(connection)
             return (connection, false)
         } catch {

@@ -25,6 +25,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private var handshake: EventLoopPromise<Void>?
+    /// When the handshake must have finished, and the timer that enforces it.
+    private let handshakeDeadline: NIODeadline
+    private var handshakeTimer: Scheduled<Void>?
     private let fault: Connection.Fault
     private var exchange: Start?
     /// Undoes the response's content codings, if it has any.
@@ -35,9 +38,21 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readDeferred = false
     private var isRemoved = false
 
-    init(handshake: EventLoopPromise<Void>, fault: Connection.Fault) {
+    init(handshake: EventLoopPromise<Void>, handshakeDeadline: NIODeadline, fault: Connection.Fault) {
         self.handshake = handshake
+        self.handshakeDeadline = handshakeDeadline
         self.fault = fault
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        handshakeTimer = context.eventLoop.scheduleTask(deadline: handshakeDeadline) {
+            let (handler, context) = bound.value
+            guard handler.handshake != nil else { return }
+            handler.fault.withLockedValue { $0 = $0 ?? HandshakeTimeout() }
+            handler.abandon(HandshakeTimeout())
+            if !handler.isRemoved { context.close(promise: nil) }
+        }
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -52,6 +67,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
+            handshakeTimer?.cancel()
+            handshakeTimer = nil
             handshake?.succeed()
             handshake = nil
         } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil {
@@ -158,6 +175,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         // Also a connection attempt that lost the race to another address, or never connected.
         isRemoved = true
+        handshakeTimer?.cancel()
+        handshakeTimer = nil
         if !responseComplete { abandon(ExchangeClosed()) }
         keepAlive = false
     }

@@ -14,6 +14,7 @@ struct SecuritySamplesTests {
         let caPath = try world.authority.write(to: folder, name: "ca").certificate.path
         try await withTLSServer(world.serverTLS) { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
+            configuration.timeouts.connect = .seconds(120)  // the whole suite loads the machine
             configuration.tls.trustRoots = .system(adding: [.file(caPath)])
             try await Client.withClient(configuration: configuration) { client in
                 try await expectOK(client, "/get")
@@ -30,6 +31,7 @@ struct SecuritySamplesTests {
         let backup = try TestCertificates.authority("Backup")
         try await withTLSServer(world.serverTLS) { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
+            configuration.timeouts.connect = .seconds(120)  // the whole suite loads the machine
             configuration.tls.trustRoots = .only([.bytes(world.authority.certificateDER)])
             configuration.tls.pins = [
                 HostPins(
@@ -60,6 +62,7 @@ struct SecuritySamplesTests {
         try client.pkcs12(password: p12Password).write(to: bundle)
         try await withTLSServer(TestServerTLS(chain: [world.server], clientAuthority: clientAuthority)) { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
+            configuration.timeouts.connect = .seconds(120)  // the whole suite loads the machine
             configuration.tls.trustRoots = .only([.bytes(world.authority.certificateDER)])
             configuration.tls.clientIdentity = .pem(certificate: .file(files.certificate.path), privateKey: .file(files.key.path))
             configuration.tls.hostIdentities["127.0.0.1"] = .pkcs12(.file(bundle.path), password: p12Password)

@@ -19,12 +19,14 @@ public struct TestServerTLS: Sendable {
         self.clientAuthority = clientAuthority
     }
 
-    func makeContext() throws -> NIOSSLContext {
+    /// The context of a server; `applicationProtocols` are offered in ALPN (`h2` for HTTP/2).
+    func makeContext(applicationProtocols: [String] = []) throws -> NIOSSLContext {
         let certificates = try chain.map { try NIOSSLCertificate(bytes: Array($0.certificateDER), format: .der) }
         let key = try NIOSSLPrivateKey(bytes: Array(chain[0].privateKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key)
         )
+        configuration.applicationProtocols = applicationProtocols
         switch maximumVersion {
         case 10?: configuration.maximumTLSVersion = .tlsv1; configuration.minimumTLSVersion = .tlsv1
         case 11?: configuration.maximumTLSVersion = .tlsv11; configuration.minimumTLSVersion = .tlsv1

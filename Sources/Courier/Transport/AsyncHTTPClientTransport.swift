@@ -26,14 +26,20 @@ public final class AsyncHTTPClientTransport: Transport {
     let decompression: Decompression
 
     /// Creates a transport with its own connection pool on the shared event loops.
-    public init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
+    public convenience init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
+        self.init(configuration: configuration, logger: logger, tls: configuration.minimumTLSVersion.clientConfiguration())
+    }
+
+    /// Creates a transport whose connections use `tls`; tests give one that trusts their own
+    /// authority, to reach in-process servers through AsyncHTTPClient's own TLS (HTTP/2 included).
+    init(configuration: TransportConfiguration, logger: Logger?, tls: TLSConfiguration) {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             // The read timeout is the watchdog's (see ReadWatchdog): AsyncHTTPClient's costs
             // three timers per response.
             timeout: .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds), read: nil)
         )
-        settings.tlsConfiguration = configuration.minimumTLSVersion.clientConfiguration()
+        settings.tlsConfiguration = tls
         settings.connectionPool = .init(
             idleTimeout: .nanoseconds(configuration.idleConnectionTimeout.nanoseconds),
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(1, configuration.maximumConnectionsPerHost)
@@ -48,6 +54,11 @@ public final class AsyncHTTPClientTransport: Transport {
         // AsyncHTTPClient would stop the process on (see StatusCodeGuard).
         settings.http1_1ConnectionDebugInitializer = { channel in
             channel.eventLoop.submit { try StatusCodeGuard.install(on: channel) }
+        }
+        // And every HTTP/2 stream, against a `:status` NIOHTTP2 or AsyncHTTPClient would stop
+        // the process on (see HTTP2StatusCodeGuard).
+        settings.http2StreamChannelDebugInitializer = { stream in
+            stream.eventLoop.submit { try HTTP2StatusCodeGuard.install(on: stream) }
         }
         if let proxy = configuration.proxy {
             // CONNECT for every origin, http included; the credentials go on CONNECT only.

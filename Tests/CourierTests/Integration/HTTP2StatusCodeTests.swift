@@ -1,0 +1,53 @@
+import CourierTesting
+import Foundation
+import NIOSSL
+import Testing
+
+@testable import Courier
+
+/// HTTP/2 is spoken by AsyncHTTPClient's transport when the server offers it; its `:status`
+/// is text, and NIOHTTP2 and AsyncHTTPClient stop the process on some of it.
+@Suite("HTTP/2 status codes a server may send")
+struct HTTP2StatusCodeTests {
+    /// Runs `body` with a client whose default transport trusts `world`'s authority, and a
+    /// server answering with `:status` `status`.
+    private func withHTTP2(status: String, _ body: (Client, URL) async throws -> Void) async throws {
+        let world = try TLSWorld()
+        let server = try await HTTP2StatusServer.start(status: status, tls: world.serverTLS)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(world.authority.certificateDER), format: .der)])
+        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(), logger: nil, tls: tls)
+        let client = Client(configuration: ClientConfiguration(), transport: transport)
+        do {
+            try await body(client, server.url)
+        } catch {
+            try? await transport.shutdown()
+            try? await server.shutdown()
+            throw error
+        }
+        try await transport.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test("a valid :status is delivered over HTTP/2")
+    func validStatus() async throws {
+        try await withHTTP2(status: "201") { client, url in
+            let response = try await client.send(Request<Response>(path: url.absoluteString))
+            #expect(response.status == 201)
+            #expect(response.body == Data("hi".utf8))
+        }
+    }
+
+    @Test("a :status that is not three digits from 100 to 599 is a typed error, buffered or streamed",
+          arguments: ["", "42", "099", "-5", "600", "2000", "abc", "20x", "+200", "0200"])
+    func invalidStatus(status: String) async throws {
+        try await withHTTP2(status: status) { client, url in
+            var request = Request<Response>(path: url.absoluteString)
+            request.validators = []
+            let error = await courierError { _ = try await client.send(request) }
+            #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
+            let streamed = await courierError { _ = try await client.stream(Request<Void>(path: url.absoluteString)) { _ in } }
+            #expect(streamed?.kind == .malformedResponse, "\(String(describing: streamed))")
+        }
+    }
+}

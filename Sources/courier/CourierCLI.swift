@@ -29,9 +29,13 @@ struct CourierCLI: AsyncParsableCommand {
         }
     }
 
+    /// Held while a command line is parsed: ArgumentParser's parsing is not safe to run on
+    /// several threads at once, and the tests run many command lines in one process.
+    private static let parsing = NSLock()
+
     private static func runParsed(_ arguments: [String], output: Output) async -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parsing.withLock { try parseAsRoot(arguments) }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -42,13 +46,16 @@ struct CourierCLI: AsyncParsableCommand {
             output.error("courier: \(failure.message)")
             return failure.status.rawValue
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                output.write(fullMessage(for: error) + "\n")
-                return ExitStatus.success.rawValue
+            // Rendering a parse error (or the help) walks the same structures as parsing.
+            return parsing.withLock {
+                let code = exitCode(for: error)
+                if code == .success {
+                    output.write(fullMessage(for: error) + "\n")
+                    return ExitStatus.success.rawValue
+                }
+                output.error("courier: \(message(for: error))")
+                return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
             }
-            output.error("courier: \(message(for: error))")
-            return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
         }
     }
 }

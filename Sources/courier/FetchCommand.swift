@@ -47,7 +47,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-filesize"), parsing: .unconditional,
-        help: ArgumentHelp("Refuse a body larger than this many bytes, 0 to 9223372036854775807 (exit status 9). Bodies written to stdout or -o are streamed, with no limit by default.", valueName: "bytes"),
+        help: ArgumentHelp("Refuse a body larger than this many bytes, 0 to 9223372036854775807 (exit status 9). Bodies written to stdout or -o are streamed, with no limit by default; with --report or --cache the body is read whole, and this replaces the 32 MiB limit on it.", valueName: "bytes"),
         transform: OptionRange.whole(in: OptionRange.bytes)
     )
     var maxFilesize: Int64?
@@ -78,7 +78,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let out = Output.current
-        let (configuration, request) = try FetchPlan(command: self).make()
+        var (configuration, request) = try FetchPlan(command: self).make()
+        // A body read whole (for --report or the cache) is held to --max-filesize too, in
+        // place of the in-memory default.
+        if let maxFilesize { configuration.limits.maximumBodySize = Int(clamping: maxFilesize) }
         if durable { return try await runDurable(configuration: configuration, request: request, out: out) }
         if report == nil, configuration.cache == nil {
             return try await runStreaming(configuration: configuration, request: request, out: out)

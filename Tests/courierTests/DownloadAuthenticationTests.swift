@@ -115,6 +115,19 @@ struct FetchStreamingTests {
         }
     }
 
+    @Test("--max-filesize holds when the body is read whole, for --report json", arguments: ["/range/5000", "/stream-bytes/5000"])
+    func maxFilesizeWithReport(path: String) async throws {
+        try await withServer { server in
+            let refused = await courier("fetch", server.url(path).absoluteString, "--report", "json", "--max-filesize", "4999")
+            #expect(refused.status == 9, "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+            let allowed = await courier("fetch", server.url(path).absoluteString, "--report", "json", "--max-filesize", "5000")
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+            let body = try #require(Data(base64Encoded: try report(allowed.stdout.trimmingCharacters(in: .newlines))["body_base64"] as? String ?? ""))
+            #expect(body.count == 5000)
+        }
+    }
+
     @Test("-o into a folder that does not exist fails before anything is sent")
     func unwritableOutputFailsFirst() async throws {
         try await withServer { server in

@@ -47,6 +47,49 @@ struct FaultTests {
         #expect(error?.url != nil)
     }
 
+    /// Floods in one line or one part of the message: each ends in a typed error (or, for
+    /// interim responses, the final response), on both transports. The HTTP/1.1 decoder
+    /// limits header fields but reads a status line or a chunk extension of any length
+    /// without keeping it, so those two end when the server closes (or at the deadline).
+    static let floods: [(name: String, bytes: [UInt8], expected: CourierError.Kind?)] = [
+        ("a 4 MiB status line", Array("HTTP/1.1 200 ".utf8) + [UInt8](repeating: 0x61, count: 4 << 20), .connectionFailed),
+        ("a 4 MiB header value", Array("HTTP/1.1 200 OK\r\nX-Big: ".utf8) + [UInt8](repeating: 0x61, count: 4 << 20), .malformedResponse),
+        ("a 4 MiB chunk extension", Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;".utf8) + [UInt8](repeating: 0x61, count: 4 << 20), .connectionFailed),
+        ("a chunk size past Int64", Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nx\r\n0\r\n\r\n".utf8), .malformedResponse),
+        ("a Content-Length past Int64", Array("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nx".utf8), .malformedResponse),
+        ("a negative Content-Length", Array("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nx".utf8), .malformedResponse),
+        ("5000 interim responses", Array(String(repeating: "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", count: 5000).utf8)
+            + Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), nil),
+    ]
+
+    @Test(.timeLimit(.minutes(2)), arguments: 0..<floods.count, [false, true])
+    func floodEndsInATypedError(index: Int, overTLS: Bool) async throws {
+        let flood = Self.floods[index]
+        let world = try TLSWorld()
+        let server = try await FaultServer.start(.raw(flood.bytes), tls: overTLS ? world.serverTLS : nil)
+        var configuration = ClientConfiguration()
+        if overTLS { configuration.tls = world.trustingAuthority }
+        configuration.timeouts.connect = .seconds(120)
+        configuration.timeouts.total = .seconds(90)
+        let outcome: Result<Response, CourierError>
+        do {
+            outcome = .success(try await Client.withClient(configuration: configuration) { client in
+                try await client.response(for: Request<Response>(path: server.url.absoluteString))
+            })
+        } catch let error as CourierError {
+            outcome = .failure(error)
+        }
+        try await server.shutdown()
+        switch (outcome, flood.expected) {
+        case (.success(let response), nil):
+            #expect(response.status == 200 && response.body == Data("ok".utf8), "\(flood.name)")
+        case (.failure(let error), let expected?):
+            #expect(error.kind == expected, "\(flood.name) over \(overTLS ? "TLS" : "TCP"): \(error)")
+        default:
+            Issue.record("\(flood.name) over \(overTLS ? "TLS" : "TCP"): \(outcome)")
+        }
+    }
+
     /// A server that accepts the connection and never answers the TLS handshake: the attempt
     /// ends at the connect timeout, as a timeout with nothing sent, on both transports.
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])

@@ -38,8 +38,9 @@ struct ChallengeParser {
             let afterName = index
             skip(ChallengeParser.isWhitespace)
             if peek == UInt8(ascii: "=") {
-                // A parameter of the current challenge; a stray one when there is none.
-                if current == nil {
+                // A parameter of the current challenge; a stray one when there is none, or when
+                // the challenge has a token68, which takes no parameters.
+                if current == nil || current?.token68 != nil {
                     skipElement()
                 } else if !readParameter(named: name, into: &current!) {
                     broken = true

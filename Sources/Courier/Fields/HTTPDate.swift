@@ -38,7 +38,9 @@ public enum HTTPDate {
         let (year, month, day) = civil(fromDays: dayCount)
         let weekday = ((dayCount % 7) + 7 + 3) % 7  // 1970-01-01 was a Thursday (index 3)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[weekday]), \(two(day)) \(months[month - 1]) \(year) "
+        // The grammar's year has four digits: year 999 is 0999.
+        let fourDigitYear = year >= 0 && year < 1000 ? String(repeating: "0", count: 4 - "\(year)".count) + "\(year)" : "\(year)"
+        return "\(days[weekday]), \(two(day)) \(months[month - 1]) \(fourDigitYear) "
             + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 

@@ -84,7 +84,7 @@ extension DurableQueue {
     private func schedule(at date: Date?) {
         timer?.cancel()
         guard let date, !closed else { return }
-        let delay = Duration.milliseconds(max(0, Int64(date.timeIntervalSince(configuration.now()) * 1000)))
+        let delay = QueuePlanner.delay(until: date, now: configuration.now())
         let clock = configuration.clock
         timer = Task { [weak self] in
             do { try await clock.sleep(for: delay) } catch { return }

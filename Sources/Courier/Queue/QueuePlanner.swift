@@ -73,6 +73,18 @@ struct QueuePlanner {
         return plan
     }
 
+    /// How long to wait until `date`: zero for a date that has passed (or is not a number),
+    /// and at most ``longestWait``, so that a far or damaged date read from the database is a
+    /// long wait, never an overflow.
+    static func delay(until date: Date, now: Date) -> Duration {
+        let seconds = date.timeIntervalSince(now)
+        guard seconds > 0 else { return .zero }
+        return .milliseconds(Int64(min(seconds, longestWait) * 1000))
+    }
+
+    /// The longest wait ``delay(until:now:)`` gives, in seconds: about 31 years.
+    static let longestWait: TimeInterval = 1e9
+
     /// Whether nothing in `records` can move until credentials are given: each one is a
     /// pending record in `waiting` (its last turn found credentials missing) or an ordered
     /// record behind such an ordered record for the same origin. `false` for no records.

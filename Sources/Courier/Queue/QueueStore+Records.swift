@@ -38,7 +38,7 @@ extension QueueStore {
         var slots: [QueuePlanner.Slot] = []
         for row in try await run(sql, action: "read") {
             guard let id = row.column("id")?.string, let origin = row.column("origin")?.string,
-                let ordered = row.column("is_ordered")?.integer,
+                let ordered = QueueStore.wholeNumber(row.column("is_ordered")),
                 let state = row.column("state")?.string.flatMap(QueueRecord.State.init(rawValue:)),
                 let next = row.column("next_attempt_at")?.double
             else {

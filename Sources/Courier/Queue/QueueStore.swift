@@ -119,8 +119,8 @@ actor QueueStore {
         do {
             guard let id = row.column("id")?.string, let requestBlob = row.column("request")?.blob,
                 let state = row.column("state")?.string.flatMap(QueueRecord.State.init(rawValue:)),
-                let attempts = row.column("attempts")?.integer, let created = row.column("created_at")?.double,
-                let next = row.column("next_attempt_at")?.double, let sequence = row.column("sequence")?.integer
+                let attempts = QueueStore.wholeNumber(row.column("attempts")), let created = row.column("created_at")?.double,
+                let next = row.column("next_attempt_at")?.double, let sequence = QueueStore.wholeNumber(row.column("sequence"))
             else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a column is missing or has the wrong type")) }
             let request = try decoder.decode(QueuedRequest.self, from: Data(requestBlob.readableBytesView))
             let outcome = try row.column("outcome")?.blob.map { try decoder.decode(QueueOutcome.self, from: Data($0.readableBytesView)) }
@@ -135,6 +135,17 @@ actor QueueStore {
                 "A record in the queue database at \(path) cannot be read (\(error)); drop it with `courier queue drop`, or move the file aside.",
                 underlyingError: error
             )
+        }
+    }
+
+    /// The whole number in a column; `nil` for anything else. `SQLiteData.integer` is not
+    /// used: it traps on a real number no `Int` can hold, which a damaged database may have.
+    static func wholeNumber(_ data: SQLiteData?) -> Int? {
+        switch data {
+        case .integer(let value): value
+        case .float(let value): Int(exactly: value)
+        case .text(let text): Int(text)
+        default: nil
         }
     }
 

@@ -103,12 +103,18 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         idempotencyKey = try container.decode(String.self, forKey: .idempotencyKey)
         tag = try container.decodeIfPresent(String.self, forKey: .tag)
         isOrdered = try container.decode(Bool.self, forKey: .isOrdered)
-        maximumAge = try container.decodeIfPresent(Duration.self, forKey: .maximumAge)
-        timeout = try container.decodeIfPresent(Duration.self, forKey: .timeout)
+        maximumAge = try container.decodeIfPresent(Duration.self, forKey: .maximumAge).map(QueuedRequest.saturated)
+        timeout = try container.decodeIfPresent(Duration.self, forKey: .timeout).map(QueuedRequest.saturated)
         credentialHeaderNames = try container.decodeIfPresent([String].self, forKey: .credentialHeaderNames) ?? []
         let flag = try container.decodeIfPresent(Bool.self, forKey: .hadClientCredentials)
         hadClientCredentials = flag ?? false
         predatesCredentialNames = flag == nil
+    }
+
+    /// `duration` within `Int64.min`...`Int64.max` seconds. A damaged record may hold a duration of up to
+    /// 2^127 attoseconds, whose seconds no `Int64` can hold: reading its components would trap.
+    private static func saturated(_ duration: Duration) -> Duration {
+        min(max(duration, .seconds(Int64.min)), .seconds(Int64.max))
     }
 
     private enum CodingKeys: String, CodingKey {

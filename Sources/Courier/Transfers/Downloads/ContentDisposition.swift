@@ -18,42 +18,45 @@ enum ContentDisposition {
 
     /// The `name=value` parameters after the disposition type, names lower-cased, quoted
     /// values unquoted.
+    ///
+    /// Read by Unicode scalar: a quote or a separator followed by a combining mark is still a
+    /// quote or a separator, though it is not the Character `"` or `;`.
     static func parameters(in value: String) -> [(name: String, value: String)] {
         var result: [(String, String)] = []
-        var characters = Substring(value)
+        var scalars = Substring(value).unicodeScalars
         // Skip the disposition type.
-        guard let firstSemicolon = characters.firstIndex(of: ";") else { return [] }
-        characters = characters[characters.index(after: firstSemicolon)...]
-        while !characters.isEmpty {
-            characters = characters.drop(while: { $0 == " " || $0 == "\t" })
-            guard let equals = characters.firstIndex(of: "=") else { break }
-            let name = characters[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            characters = characters[characters.index(after: equals)...].drop(while: { $0 == " " || $0 == "\t" })
-            var parameterValue = ""
-            if characters.first == "\"" {
-                characters = characters.dropFirst()
+        guard let firstSemicolon = scalars.firstIndex(of: ";") else { return [] }
+        scalars = scalars[scalars.index(after: firstSemicolon)...]
+        while !scalars.isEmpty {
+            scalars = scalars.drop(while: { $0 == " " || $0 == "\t" })
+            guard let equals = scalars.firstIndex(of: "=") else { break }
+            let name = Substring(scalars[..<equals]).trimmingCharacters(in: .whitespaces).lowercased()
+            scalars = scalars[scalars.index(after: equals)...].drop(while: { $0 == " " || $0 == "\t" })
+            var parameterValue = String.UnicodeScalarView()
+            if scalars.first == "\"" {
+                scalars = scalars.dropFirst()
                 var escaped = false
-                while let character = characters.first {
-                    characters = characters.dropFirst()
+                while let scalar = scalars.first {
+                    scalars = scalars.dropFirst()
                     if escaped {
-                        parameterValue.append(character)
+                        parameterValue.append(scalar)
                         escaped = false
-                    } else if character == "\\" {
+                    } else if scalar == "\\" {
                         escaped = true
-                    } else if character == "\"" {
+                    } else if scalar == "\"" {
                         break
                     } else {
-                        parameterValue.append(character)
+                        parameterValue.append(scalar)
                     }
                 }
-                characters = characters.drop(while: { $0 != ";" })
+                scalars = scalars.drop(while: { $0 != ";" })
             } else {
-                let end = characters.firstIndex(of: ";") ?? characters.endIndex
-                parameterValue = characters[..<end].trimmingCharacters(in: .whitespaces)
-                characters = characters[end...]
+                let end = scalars.firstIndex(of: ";") ?? scalars.endIndex
+                parameterValue = Substring(scalars[..<end]).trimmingCharacters(in: .whitespaces).unicodeScalars
+                scalars = scalars[end...]
             }
-            result.append((name, parameterValue))
-            if characters.first == ";" { characters = characters.dropFirst() }
+            result.append((name, String(parameterValue)))
+            if scalars.first == ";" { scalars = scalars.dropFirst() }
         }
         return result
     }

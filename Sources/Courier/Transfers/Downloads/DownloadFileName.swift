@@ -16,9 +16,13 @@ enum DownloadFileName {
                 "The server's file name holds a control character or NUL; download to an explicit path instead of a folder."
             )
         }
-        let lastComponent = suggested.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last ?? ""
-        var name = lastComponent.trimmingCharacters(in: .whitespaces)
-        while name.hasPrefix(".") {
+        // Split by scalar: a separator followed by a combining mark is not the Character "/",
+        // but it still separates.
+        let components = suggested.unicodeScalars.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" })
+        var name = Substring(components.last ?? Substring.UnicodeScalarView()).trimmingCharacters(in: .whitespaces)
+        // By scalar: a dot with a combining mark after it is not the Character ".", but it
+        // still makes the file hidden.
+        while name.unicodeScalars.first == "." {
             name = String(name.dropFirst()).trimmingCharacters(in: .whitespaces)
         }
         guard !name.isEmpty else {

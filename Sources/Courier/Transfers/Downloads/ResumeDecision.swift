@@ -35,7 +35,9 @@ enum ResumeDecision: Equatable {
             if let expectedTotal, let total = parsed.total, total != expectedTotal {
                 return .reject("The server says the file is \(total) bytes long; it was \(expectedTotal) when the download began.")
             }
-            if let contentLength, !isEncoded, contentLength != range.upperBound - range.lowerBound + 1 {
+            // Compared as length − 1 with last − first, which cannot overflow: bytes
+            // 0-9223372036854775807 would hold one byte more than an Int64 counts.
+            if let contentLength, !isEncoded, contentLength < 1 || contentLength - 1 != range.upperBound - range.lowerBound {
                 return .reject("The server's Content-Length (\(contentLength)) does not match its Content-Range (\(field)).")
             }
             return .write(offset: offset, total: parsed.total ?? expectedTotal)

@@ -51,6 +51,17 @@ struct BatchCommand: AsyncParsableCommand {
         var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
         // Each request is made when its turn comes, so that 20,000 of them cost little memory.
         let (json, fail) = (report == .json, fail)
+        // A request the client would refuse is refused here, before any of the file is sent.
+        for (index, item) in items.enumerated() {
+            if let scheme = URL(string: item.url)?.scheme?.lowercased(), scheme != "http", scheme != "https" {
+                throw CommandFailure(.invalidInput, "\(file), request \(index): \"url\" must be an http or https URL, or a path joined to --base-url")
+            }
+            do {
+                try Self.request(for: item, index: index, json: json, fail: fail).validateFields()
+            } catch {
+                throw CommandFailure(.invalidInput, "\(file), request \(index): \(error.message)")
+            }
+        }
         batch.add(count: items.count) { index in Self.request(for: items[index], index: index, json: json, fail: fail) }
 
         let progress = ProgressLine(output: out)

@@ -96,6 +96,23 @@ struct ExitStatusTableTests {
         }
     }
 
+    @Test("a batch file with a bad request anywhere is refused before any request is sent", arguments: [
+        #"{"url": "ftp://127.0.0.1/x"}"#, #"{"url": "/x", "headers": {"X-Bad": "a\r\nInjected: 1"}}"#, #"{"url": "/x", "headers": {"Bad Name": "a"}}"#,
+        #"{"url": "/x", "method": "GET /x HTTP/1.1\r\nX:"}"#, #"{"url": "/x", "headers": {"X-Nul": "a\u0000b"}}"#,
+    ])
+    func badBatchRequest(_ bad: String) async throws {
+        try await withServer { server in
+            let good = "{\"url\": \"\(server.url("/get").absoluteString)\"}"
+            let path = try batchFile("[\(good), \(good), \(bad)]")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let run = await courier("batch", path, "--base-url", server.baseURL.absoluteString, "--concurrency", "1")
+            #expect(run.status == ExitStatus.invalidInput.rawValue, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("courier: \(path), request 2: ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            #expect(!run.stderr.unicodeScalars.contains { PrintableText.needsEscaping($0) && $0 != "\n" })
+            #expect(server.receivedRequests.isEmpty)
+        }
+    }
+
     @Test("Ctrl-C (the command's task cancelled) ends every command with 130 and one line, and -o leaves nothing", arguments: [
         ["fetch", "HTTP/get"], ["fetch", "HTTP/get", "--report", "json"], ["fetch", "HTTP/get", "-o", "FOLDER/x"],
         ["fetch", "HTTP/get", "--cache", "FOLDER/cache"], ["batch", "BATCH"], ["batch", "BATCH", "--mode", "settle"],

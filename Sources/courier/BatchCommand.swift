@@ -51,6 +51,17 @@ struct BatchCommand: AsyncParsableCommand {
         var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
         // Each request is made when its turn comes, so that 20,000 of them cost little memory.
         let (json, fail) = (report == .json, fail)
+        // A request the client would refuse is refused here, before any of the file is sent.
+        for (index, item) in items.enumerated() {
+            if let scheme = URL(string: item.url)?.scheme?.lowercased(), scheme != "http", scheme != "https" {
+                throw CommandFailure(.invalidInput, "\(file), request \(index): \"url\" must be an http or https URL, or a path joined to --base-url")
+            }
+            do {
+                try Self.request(for: item, index: index, json: json, fail: fail).validateFields()
+            } catch {
+                throw CommandFailure(.invalidInput, "\(file), request \(index): \(error.message)")
+            }
+        }
         batch.add(count: items.count) { index in Self.request(for: items[index], index: index, json: json, fail: fail) }
 
         let progress = ProgressLine(output: out)
@@ -67,17 +78,19 @@ struct BatchCommand: AsyncParsableCommand {
 
         var lines = ""
         for index in 0..<results.count {
+            let line: String
             switch results.result(at: index) {
-            case .success(let line):
-                lines += line as! String
+            case .success(let reported):
+                line = reported as! String
             case .failure(let error):
                 firstFailure = firstFailure ?? (index, error)
                 let url = (error as? CourierError)?.url?.absoluteString ?? items[index].url
-                lines += report == .json
+                line = report == .json
                     ? Report.jsonLine(forFailure: error, index: index, url: url)
-                    : "\(index) failed \(url): \(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+                    : "\(index) failed \(url): \(error)"
             }
-            lines += "\n"
+            // One line each, whatever the server sent: a report line has nothing to escape.
+            lines += PrintableText.escaping(line) + "\n"
             if lines.utf8.count >= 1 << 16 {
                 out.write(lines)
                 lines = ""
@@ -87,10 +100,7 @@ struct BatchCommand: AsyncParsableCommand {
         // In settle mode, the first failure in the file's order speaks for the batch.
         if let (index, error) = firstFailure {
             let failed = results.failedIndices.count
-            let status = (error as? CourierError).map { error in
-                error.kind == .validationFailed ? ExitStatus.httpError : ExitStatus(error.kind)
-            } ?? .failure
-            throw CommandFailure(status, "\(failed) of \(results.count) requests failed; the first, request \(index): \(error)")
+            throw CommandFailure(CommandFailure(describing: error).status, "\(failed) of \(results.count) requests failed; the first, request \(index): \(error)")
         }
     }
 

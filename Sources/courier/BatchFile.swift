@@ -20,10 +20,7 @@ enum BatchFile {
     static let keys: Set<String> = ["method", "url", "headers", "body"]
 
     static func read(_ path: String) throws -> [BatchItem] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(.invalidInput, "\(path): the file cannot be read")
-        }
-        return try parse(data, name: path)
+        try parse(PathCheck.contents(of: path, named: path), name: path)
     }
 
     static func parse(_ data: Data, name: String) throws -> [BatchItem] {

@@ -23,13 +23,7 @@ struct CacheCommand: AsyncParsableCommand {
             case .folder: break
             case let kind: throw CommandFailure(.invalidInput, "--cache \(cache) is \(kind.described), not a folder; give the cache folder")
             }
-            do {
-                let storage = try DiskCacheStorage(directory: url)
-                for warning in storage.permissionWarnings { Output.current.error("courier: warning: \(warning)") }
-                return storage
-            } catch {
-                throw CommandFailure(error)
-            }
+            return try FetchCacheOptions.disk(folder: cache)
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import Foundation
 
 /// The `courier` command: an HTTP client for the shell, built on the Courier library.
@@ -13,8 +14,12 @@ struct CourierCLI: AsyncParsableCommand {
         ]
     )
 
+    /// Runs the command line; Ctrl-C cancels the command, which ends with status 130 (a second
+    /// Ctrl-C ends the process at once).
     static func main() async {
-        let status = await run(Array(CommandLine.arguments.dropFirst()), output: .standard)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command = Task { await run(arguments, output: .standard) }
+        let status = await Interruption.value(of: command)
         Foundation.exit(status)
     }
 
@@ -42,11 +47,18 @@ struct CourierCLI: AsyncParsableCommand {
                 try command.run()
             }
             return ExitStatus.success.rawValue
-        } catch let failure as CommandFailure {
+        } catch let error where error is CommandFailure || error is CourierError || error is CancellationError {
+            var failure = CommandFailure(describing: error)
+            // Once interrupted, whatever the cancellation made fail (a read of the queue's
+            // database, a body cut short) is the interruption.
+            if Task.isCancelled, failure.status != .interrupted {
+                failure = CommandFailure(.interrupted, "interrupted")
+            }
             output.error("courier: \(failure.message)")
             return failure.status.rawValue
         } catch {
-            // Rendering a parse error (or the help) walks the same structures as parsing.
+            // ArgumentParser's own errors: help and version (0), usage and validation errors (2).
+            // Rendering them walks the same structures as parsing.
             return parsing.withLock {
                 let code = exitCode(for: error)
                 if code == .success {

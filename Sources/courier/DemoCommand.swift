@@ -20,7 +20,7 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.observers = [
             EventHooks(didStop: { event in
                 let ms = Double(event.elapsed.components.attoseconds) / 1e15 + Double(event.elapsed.components.seconds) * 1000
-                out.write("    · \(event.request.method) \(event.request.url.path) → \(event.state) in \(String(format: "%.1f", ms)) ms\n")
+                out.line("    · \(event.request.method) \(event.request.url.path) → \(event.state) in \(String(format: "%.1f", ms)) ms")
             })
         ]
         let client = Client(configuration: configuration)
@@ -36,7 +36,8 @@ struct DemoCommand: AsyncParsableCommand {
         try await client.shutdown()
         try await server.shutdown()
         try await other.shutdown()
-        out.write("\nDemo finished: every step ran against \(server.baseURL.absoluteString) and \(other.baseURL.absoluteString).\n")
+        out.line("")
+        out.line("Demo finished: every step ran against \(server.baseURL.absoluteString) and \(other.baseURL.absoluteString).")
     }
 }
 
@@ -167,8 +168,11 @@ struct DemoSteps {
         say("\(history.count) steps; the second sent X-Token: \(orders.headers["X-Token"] ?? "none"), taken from the first")
     }
 
-    func step(_ number: Int, _ title: String) { out.write("\n\(number). \(title)\n") }
-    func say(_ line: String) { out.write("   \(line)\n") }
+    func step(_ number: Int, _ title: String) {
+        out.line("")
+        out.line("\(number). \(title)")
+    }
+    func say(_ line: String) { out.line("   \(line)") }
 
     func runAll() async throws {
         step(1, "GET with parameters, decoded into a Decodable type")

@@ -42,6 +42,8 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
     var headers: [String] = []
 
+    @OptionGroup var limit: SizeLimitOptions
+
     @OptionGroup var client: ClientOptions
 
     @OptionGroup var authentication: AuthenticationOptions
@@ -73,7 +75,7 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         let progress = DownloadProgressLine(output: out)
         let options = DownloadOptions(
-            overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumAttempts: attempts,
+            overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumAttempts: attempts, maximumBytes: limit.maxFilesize,
             progress: { progress.update($0) }
         )
         var request = Request<Void>(path: url)
@@ -82,15 +84,10 @@ struct DownloadCommand: AsyncParsableCommand {
             request.headers.add(name: name, value: value)
         }
         if let timeout = client.timeout { request.timeout = timeout }
-        let download = Task {
-            try await ClientOptions.withClient(configuration: configuration) { client in
-                try await client.download(request, to: destination, options: options)
-            }
-        }
         let result: DownloadResult
         do {
-            result = try await Interruption.cancelling(download) {
-                try await download.valueCancelledWithCaller
+            result = try await ClientOptions.withClient(configuration: configuration) { client in
+                try await client.download(request, to: destination, options: options)
             }
         } catch let error where (error as? CourierError)?.kind == .cancelled || error is CancellationError {
             progress.finishLine()
@@ -100,15 +97,6 @@ struct DownloadCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         progress.finishLine()
-        out.write(result.fileURL.path + "\n")
-    }
-}
-
-extension Task where Failure == any Error {
-    /// The task's value; cancelling the task that awaits it cancels this task too.
-    var valueCancelledWithCaller: Success {
-        get async throws {
-            try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
-        }
+        out.line(result.fileURL.path)
     }
 }

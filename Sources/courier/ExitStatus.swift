@@ -38,6 +38,7 @@ enum ExitStatus: Int32 {
     /// need credentials it was not given.
     case queueNotEmpty = 14
 
+    /// The status of a failure of `kind`, the same in every command.
     init(_ kind: CourierError.Kind) {
         switch kind {
         case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody, .invalidDestination, .cookieStorage: self = .invalidInput
@@ -51,6 +52,10 @@ enum ExitStatus: Int32 {
         case .responseTooLarge, .decompressionLimitExceeded: self = .tooLarge
         case .authenticationFailed: self = .authenticationFailed
         case .queueFull, .queueStorage, .queueRecordNotFound: self = .queue
+        // The commands' only validator is --fail's status check.
+        case .validationFailed: self = .httpError
+        // The commands' requests are cancelled only by Ctrl-C.
+        case .cancelled: self = .interrupted
         default: self = .failure
         }
     }
@@ -68,5 +73,17 @@ struct CommandFailure: Error {
 
     init(_ error: CourierError) {
         self.init(ExitStatus(error.kind), error.description)
+    }
+
+    /// The failure any error a command ends with stands for: a `CommandFailure` as it is, a
+    /// `CourierError` by its kind, a cancellation as an interruption, anything else as an
+    /// unexpected failure.
+    init(describing error: any Error) {
+        switch error {
+        case let failure as CommandFailure: self = failure
+        case let error as CourierError: self.init(error)
+        case is CancellationError: self.init(.interrupted, "interrupted")
+        default: self.init(.failure, "\(error)")
+        }
     }
 }

@@ -53,10 +53,16 @@ struct FetchCacheOptions: ParsableArguments {
     /// A memory store in front of the disk store in `folder`.
     static func storage(folder: String) throws -> TieredCacheStorage {
         try PathCheck.folderOrNothing(folder, option: "--cache")
+        return TieredCacheStorage(front: MemoryCacheStorage(), back: try disk(folder: folder))
+    }
+
+    /// The disk store in `folder`, with what it found open to other users reported on stderr;
+    /// a folder that cannot be used is invalid input, in `fetch` and `cache` alike.
+    static func disk(folder: String) throws(CommandFailure) -> DiskCacheStorage {
         do {
             let disk = try DiskCacheStorage(directory: URL(fileURLWithPath: folder, isDirectory: true))
             for warning in disk.permissionWarnings { Output.current.error("courier: warning: \(warning)") }
-            return TieredCacheStorage(front: MemoryCacheStorage(), back: disk)
+            return disk
         } catch {
             throw CommandFailure(.invalidInput, "--cache \(folder): \(error.message)")
         }

@@ -9,7 +9,7 @@ extension FetchCommand {
             try await queue.enqueue(request, tag: tag, isOrdered: !unordered).firstAttempt()
         }
         guard record.state == .delivered || record.state == .failed, let outcome = record.outcome else {
-            out.write("queued \(record.id)\n")
+            out.line("queued \(record.id)")
             return
         }
         guard let response = outcome.response(url: record.request.url) else {

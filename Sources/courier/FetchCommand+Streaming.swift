@@ -5,7 +5,7 @@ extension FetchCommand {
     /// Sends the request and writes the body to stdout or `-o` as it arrives, in bounded
     /// memory: the head first with `--include`.
     func runStreaming(configuration: ClientConfiguration, request: Request<Response>, out: Output) async throws {
-        let writer = try BodyWriter(path: output, out: out, limit: maxFilesize)
+        let writer = try BodyWriter(path: output, out: out, limit: limit.maxFilesize)
         let include = self.include
         let head: Response
         do {

@@ -45,12 +45,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
     var output: String?
 
-    @Option(
-        name: .customLong("max-filesize"), parsing: .unconditional,
-        help: ArgumentHelp("Refuse a body larger than this many bytes, 0 to 9223372036854775807 (exit status 9). Bodies written to stdout or -o are streamed, with no limit by default; with --report or --cache the body is read whole, and this replaces the 32 MiB limit on it.", valueName: "bytes"),
-        transform: OptionRange.whole(in: OptionRange.bytes)
-    )
-    var maxFilesize: Int64?
+    @OptionGroup var limit: SizeLimitOptions
 
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
@@ -78,10 +73,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let out = Output.current
-        var (configuration, request) = try FetchPlan(command: self).make()
-        // A body read whole (for --report or the cache) is held to --max-filesize too, in
-        // place of the in-memory default.
-        if let maxFilesize { configuration.limits.maximumBodySize = Int(clamping: maxFilesize) }
+        let (configuration, request) = try FetchPlan(command: self).make()
         if durable { return try await runDurable(configuration: configuration, request: request, out: out) }
         if report == nil, configuration.cache == nil {
             return try await runStreaming(configuration: configuration, request: request, out: out)
@@ -113,10 +105,11 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    /// The status line and header fields, as `--include` prints them.
+    /// The status line and header fields, as `--include` prints them, control and
+    /// bidirectional characters escaped.
     static func headText(_ response: Response) -> String {
-        var head = "HTTP/1.1 \(response.status) \(response.reasonPhrase)\r\n"
-        for field in response.headers { head += "\(field.name): \(field.value)\r\n" }
+        var head = "HTTP/1.1 \(response.status) \(PrintableText.escaping(response.reasonPhrase))\r\n"
+        for field in response.headers { head += PrintableText.escaping("\(field.name): \(field.value)") + "\r\n" }
         return head + "\r\n"
     }
 

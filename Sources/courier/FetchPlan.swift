@@ -27,6 +27,11 @@ struct FetchPlan {
             // one the server sent. A server that compresses anyway is still inflated.
             request.headers.add(name: "Accept-Encoding", value: "identity")
         }
+        if let limit = command.limit.maxFilesize {
+            // A body held whole (a report, the cache, the queue's delivery) never gets more
+            // than the client's own limit, and never more than --max-filesize.
+            configuration.limits.maximumBodySize = Int(clamping: min(Int64(configuration.limits.maximumBodySize), limit))
+        }
         request.body = try body()
         try command.cache.apply(to: &configuration, request: &request)
         if let method = command.method {
@@ -69,9 +74,6 @@ struct FetchPlan {
     private func read(_ argument: String, option: String) throws -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let path = String(argument.dropFirst())
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(.invalidInput, "\(option) @\(path): the file cannot be read")
-        }
-        return data
+        return try PathCheck.contents(of: path, named: "\(option) @\(path)")
     }
 }

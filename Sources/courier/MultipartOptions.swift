@@ -78,9 +78,8 @@ struct MultipartOptions {
                 form.addField(field.value, named: field.name)
             case .file:
                 let file = nextFile.next()!
-                guard FileManager.default.isReadableFile(atPath: file.path) else {
-                    throw CommandFailure(.invalidInput, "--file \(file.name)=@\(file.path): the file cannot be read")
-                }
+                // Uploaded as it is read, after this check: the library opens it without waiting too.
+                try PathCheck.readableFile(file.path, named: "--file \(file.name)=@\(file.path)")
                 form.addFile(at: URL(fileURLWithPath: file.path), named: file.name, filename: file.filename, contentType: file.contentType)
             }
         }

@@ -1,7 +1,13 @@
+import Courier
 import Foundation
 import NIOConcurrencyHelpers
 
 /// Where the command writes: the process's stdout and stderr, or buffers in tests.
+///
+/// Every message goes through ``error(_:)``, ``line(_:)`` or ``progress``, which escape control
+/// and bidirectional characters (`\u{1B}`, see `PrintableText`): text a server chose (a reason
+/// phrase, a header, a URL, a file name) can never drive the terminal. Only a response body,
+/// which is data, is written as it is, with ``write(_:)``.
 struct Output: Sendable {
     private let writeOut: @Sendable (Data) -> Void
     private let writeError: @Sendable (String) -> Void
@@ -15,7 +21,11 @@ struct Output: Sendable {
     ) {
         self.writeOut = out
         self.writeError = error
-        self.progress = progress
+        if let progress {
+            self.progress = { @Sendable text in progress(Output.printable(keepingLineBreaks: text)) }
+        } else {
+            self.progress = nil
+        }
     }
 
     static let standard = Output(
@@ -31,12 +41,23 @@ struct Output: Sendable {
 
     @TaskLocal static var current = Output.standard
 
+    /// Writes data (a response body) to stdout as it is.
     func write(_ data: Data) { writeOut(data) }
+    /// Writes text that is data (a body, a JSON report, help) to stdout as it is.
     func write(_ text: String) { writeOut(Data(text.utf8)) }
+
+    /// Writes one message line to stdout, control and bidirectional characters escaped.
+    func line(_ text: String) { writeOut(Data((PrintableText.escaping(text) + "\n").utf8)) }
+
     /// Writes one line to stderr; line breaks inside `line` become spaces, so that every
-    /// failure is exactly one line.
+    /// failure is exactly one line, and other control and bidirectional characters are escaped.
     func error(_ line: String) {
-        writeError(line.split(whereSeparator: \.isNewline).joined(separator: " "))
+        writeError(PrintableText.escaping(line.split(whereSeparator: \.isNewline).joined(separator: " ")))
+    }
+
+    /// `text` escaped line by line, its own line breaks kept (a progress line ends with one).
+    private static func printable(keepingLineBreaks text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { PrintableText.escaping(String($0)) }.joined(separator: "\n")
     }
 
     /// An output that collects everything, for tests; with `terminal`, progress lines too.

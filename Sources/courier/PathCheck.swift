@@ -8,10 +8,11 @@ import Musl
 import Darwin
 #endif
 
-/// Checks of the paths `courier` writes or keeps its state in, made before anything is sent:
-/// what is already at a path must be of the kind the option expects (a FIFO, a socket or a
-/// device is never opened), and a file still to be made needs a folder to go in. Each refusal
-/// is a usage error (exit status 2) whose one line names the option and the path.
+/// Checks of the paths `courier` reads, writes or keeps its state in, made before anything is
+/// sent: what is already at a path must be of the kind the option expects (a FIFO, a socket or
+/// a device is never opened for a blocking read or replaced), and a file still to be made needs
+/// a folder to go in. Each refusal is a usage error (exit status 2) whose one line names the
+/// option and the path.
 enum PathCheck {
     /// What is at a path, symbolic links followed.
     enum Kind: Equatable {
@@ -35,7 +36,12 @@ enum PathCheck {
     static func kind(of path: String) -> Kind {
         var status = stat()
         guard stat(path, &status) == 0 else { return .nothing }
-        switch status.st_mode & S_IFMT {
+        return kind(mode: status.st_mode)
+    }
+
+    /// The kind a `st_mode` says.
+    private static func kind(mode: mode_t) -> Kind {
+        switch mode & S_IFMT {
         case S_IFREG: return .file
         case S_IFDIR: return .folder
         case S_IFIFO: return .special("a FIFO")
@@ -43,6 +49,47 @@ enum PathCheck {
         case S_IFCHR, S_IFBLK: return .special("a device")
         default: return .special("a special file")
         }
+    }
+
+    /// A file the command reads (`--data @PATH`, `--json @PATH`, the batch file, `--file`,
+    /// `--cacert`, `--cert`, `--key`, `--p12`): a regular file, symbolic links followed, that
+    /// can be opened for reading. `name` is how the message names it, e.g. `--data @PATH`.
+    static func readableFile(_ path: String, named name: String) throws(CommandFailure) {
+        close(try openRegularFile(path, named: name))
+    }
+
+    /// The contents of a file the command reads, checked as ``readableFile(_:named:)`` checks
+    /// it; what is opened is what is read, so a FIFO put in its place meanwhile is refused too.
+    static func contents(of path: String, named name: String) throws(CommandFailure) -> Data {
+        let handle = FileHandle(fileDescriptor: try openRegularFile(path, named: name), closeOnDealloc: true)
+        do {
+            return try handle.readToEnd() ?? Data()
+        } catch {
+            throw CommandFailure(.invalidInput, "\(name): the file cannot be read (\(error.localizedDescription))")
+        }
+    }
+
+    /// Opens `path` for reading without waiting (`O_NONBLOCK`: a FIFO with no writer does not
+    /// block), and keeps it open only if it is a regular file.
+    private static func openRegularFile(_ path: String, named name: String) throws(CommandFailure) -> Int32 {
+        func wrongKind(_ kind: Kind) -> CommandFailure {
+            CommandFailure(.invalidInput, "\(name) is \(kind.described), not a regular file; give a file to read")
+        }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            // A socket cannot be opened at all: say what it is rather than why open failed.
+            if case .special(let thing) = kind(of: path) { throw wrongKind(.special(thing)) }
+            throw CommandFailure(.invalidInput, "\(name): the file cannot be read (\(reason))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw wrongKind(kind(mode: status.st_mode))
+        }
+        // Reads of a regular file never wait; clear the flag anyway for whoever reads it next.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return descriptor
     }
 
     /// A file the command replaces or makes (`-o`, `--cookie-jar`): a regular file or nothing,

@@ -47,12 +47,12 @@ extension QueueCommand {
                 let printer = Task {
                     for await event in events {
                         switch event {
-                        case .delivered(let record, let response): out.write("delivered \(record.id) \(response.status)\n")
-                        case .failed(let record): out.write("failed \(record.id) \(QueueCommand.reason(record))\n")
-                        case .expired(let record): out.write("expired \(record.id)\n")
+                        case .delivered(let record, let response): out.line("delivered \(record.id) \(response.status)")
+                        case .failed(let record): out.line("failed \(record.id) \(QueueCommand.reason(record))")
+                        case .expired(let record): out.line("expired \(record.id)")
                         case .needsCredentials(let record, let missing):
                             waiting.withLockedValue { _ = $0.insert(record.id) }
-                            out.write(QueueCommand.waitingLine(record, missing: missing) + "\n")
+                            out.line(QueueCommand.waitingLine(record, missing: missing))
                         case .queued, .attempt, .waiting: break
                         }
                     }

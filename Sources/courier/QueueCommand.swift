@@ -21,7 +21,7 @@ struct QueueCommand: AsyncParsableCommand {
         func run() async throws {
             let out = Output.current
             let records = try await queue.withQueue(delivers: false) { try await $0.records() }
-            for record in records { out.write(QueueCommand.line(for: record) + "\n") }
+            for record in records { out.line(QueueCommand.line(for: record)) }
         }
     }
 
@@ -33,7 +33,7 @@ struct QueueCommand: AsyncParsableCommand {
 
         func run() async throws {
             let retried = try await record.queue.withQueue(delivers: false) { try await $0.retry(id: record.id) }
-            Output.current.write(QueueCommand.line(for: retried) + "\n")
+            Output.current.line(QueueCommand.line(for: retried))
         }
     }
 
@@ -45,7 +45,7 @@ struct QueueCommand: AsyncParsableCommand {
 
         func run() async throws {
             let dropped = try await record.queue.withQueue(delivers: false) { try await $0.drop(id: record.id) }
-            Output.current.write("dropped \(dropped.id)\n")
+            Output.current.line("dropped \(dropped.id)")
         }
     }
 

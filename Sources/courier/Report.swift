@@ -33,7 +33,9 @@ enum Report {
             case "\r": result += "\\r"
             case "\t": result += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                // Every control and bidirectional character as \uXXXX: valid JSON that is
+                // also safe to print (all of them are below U+FFFF).
+                if PrintableText.needsEscaping(scalar) {
                     let hex = String(scalar.value, radix: 16)
                     result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -74,10 +74,9 @@ struct TLSOptions: ParsableArguments {
         }
     }
 
+    /// `path`, once it is known to be a regular file that can be read.
     private static func existing(_ path: String, _ option: String) throws -> String {
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw CommandFailure(.invalidInput, "\(option) \(path): no readable file there")
-        }
+        try PathCheck.readableFile(path, named: "\(option) \(path)")
         return path
     }
 }

@@ -32,8 +32,9 @@ enum PathThing: String, Sendable {
 }
 
 /// A command line whose `option` is given a path of the wrong kind. In `arguments`, `URL` is
-/// the server's URL, `BATCH` a batch file of one request to it, `FOLDER` a scratch folder and
-/// `PATH` the wrong path.
+/// the server's URL, `BATCH` a batch file of one request to it (a regular file), `FOLDER` a
+/// scratch folder and `PATH` the wrong path; the message starts with `option`, `PATH` in it
+/// replaced by the path.
 struct WrongPath: Sendable, CustomTestStringConvertible {
     let arguments: [String]
     let option: String
@@ -62,6 +63,7 @@ struct WrongPath: Sendable, CustomTestStringConvertible {
         + cases(["queue", "list", "--queue", "PATH"], "--queue", [.folder, .fifo])
         + cases(["queue", "run", "--queue", "PATH", "--deadline", "60"], "--queue", [.fifo, .socket])
         + cases(["queue", "drop", "some-id", "--queue", "PATH"], "--queue", [.fifo])
+        + inputs
 
     /// Device files, which only root can make.
     static let devices: [WrongPath] =
@@ -69,9 +71,12 @@ struct WrongPath: Sendable, CustomTestStringConvertible {
         + cases(["download", "URL", "-o", "PATH", "--overwrite"], "-o", [.device])
         + cases(["fetch", "URL", "--cookie-jar", "PATH"], "--cookie-jar", [.device])
         + cases(["fetch", "URL", "--data", "x", "--durable", "--queue", "PATH"], "--queue", [.device])
+        + cases(["fetch", "URL", "--data", "@PATH"], "--data @PATH", [.device])
+        + cases(["batch", "PATH"], "PATH", [.device])
+        + cases(["fetch", "URL", "--cacert", "PATH"], "--cacert PATH", [.device])
 }
 
-@Suite("courier: output and state paths are checked before anything is sent")
+@Suite("courier: the paths a command reads, writes or keeps its state in are checked before anything is sent")
 struct PathCheckTests {
     @Test("A path of the wrong kind is invalid input naming the option and the path; nothing is sent or replaced", arguments: WrongPath.all)
     func wrongPathsAreRefused(_ wrong: WrongPath) async throws {
@@ -88,14 +93,22 @@ struct PathCheckTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try wrong.thing.make(in: folder)
         let before = PathCheck.kind(of: path)
+        // Were a FIFO opened for a blocking read, this writer would end the wait with an empty
+        // file, and the request it let through would fail the test instead of hanging it.
+        let unblocker = wrong.thing == .fifo ? Task.detached { await keepOpeningForWriting(path) } : nil
+        defer { unblocker?.cancel() }
         try await withServer { server in
             let url = server.url("/get").absoluteString
             let batch = folder.appendingPathComponent("requests.json")
             try Data("[{\"url\": \"\(url)\"}]".utf8).write(to: batch)
             let replacements = ["URL": url, "BATCH": batch.path, "FOLDER": folder.path, "PATH": path]
-            let run = await courier(wrong.arguments.map { replacements[$0] ?? $0 })
+            let arguments = wrong.arguments.map { argument in
+                replacements.reduce(argument) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+            }
+            let run = await courier(arguments)
+            let named = wrong.option.replacingOccurrences(of: "PATH", with: path)
             #expect(run.status == ExitStatus.invalidInput.rawValue, "\(run.stderr)")
-            #expect(run.stderr.hasPrefix("courier: \(wrong.option) ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("courier: \(named)") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
             #expect(run.stderr.contains(path), "\(run.stderr)")
             #expect(server.receivedRequests.isEmpty, "a request reached the server")
             #expect(PathCheck.kind(of: path) == before, "what was at the path changed")

@@ -16,7 +16,8 @@ enum CookieFile {
         guard FileManager.default.fileExists(atPath: file.path) else { return [] }
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            // Opened without waiting: a FIFO in the file's place is refused, not waited on.
+            data = try POSIXFiles.contentsOfRegularFile(file.path)
         } catch {
             throw failure("read", file, error)
         }

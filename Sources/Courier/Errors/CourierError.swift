@@ -107,7 +107,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
 
     /// What category of failure this is.
     public let kind: Kind
-    /// A sentence that says what went wrong and what to do.
+    /// A sentence that says what went wrong and what to do. Control and bidirectional
+    /// characters in it (from a reason phrase, a header, a file name…) are escaped as
+    /// ``PrintableText`` describes, so it is safe to print.
     public let message: String
     /// The URL the request was for, when known.
     public var url: URL?
@@ -130,17 +132,19 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         underlyingError: (any Error)? = nil
     ) {
         self.kind = kind
-        self.message = message
+        self.message = PrintableText.escaping(message)
         self.url = url
         self.response = response
         self.underlyingError = underlyingError
     }
 
+    /// The kind, the message, the URL and the underlying error on one line, safe to print:
+    /// control and bidirectional characters are escaped as ``PrintableText`` describes.
     public var description: String {
         var text = "\(kind)\(tlsFailure.map { " (\($0))" } ?? ""): \(message)"
         if let url { text += " [\(url.absoluteString)]" }
         if let underlyingError { text += " (underlying: \(underlyingError))" }
-        return text
+        return PrintableText.escaping(text)
     }
 
     /// Returns a copy with ``url`` set when it was not known yet.

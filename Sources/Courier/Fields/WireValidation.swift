@@ -61,3 +61,16 @@ enum WireValidation {
         return result + "\""
     }
 }
+
+extension Request {
+    /// Checks, without sending anything, what the client would refuse to write for this
+    /// request: a method that is not an HTTP token, a header name that is not one, a header
+    /// value with CR, LF, NUL or another control character. A caller holding many requests (a
+    /// batch read from a file) can refuse a bad one before any of them is sent.
+    ///
+    /// - Throws: ``CourierError/Kind/invalidMethod`` or ``CourierError/Kind/invalidHeader``.
+    public func validateFields() throws(CourierError) {
+        try WireValidation.validateMethod(method)
+        try WireValidation.validate(headers)
+    }
+}

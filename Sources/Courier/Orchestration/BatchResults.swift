@@ -65,8 +65,8 @@ public struct BatchError: Error, Sendable, CustomStringConvertible {
     /// cancellations for the rest.
     public let results: BatchResults
 
-    /// Says which request failed and why.
+    /// Says which request failed and why, safe to print (see ``PrintableText``).
     public var description: String {
-        "Request \(index) of the batch failed, so the batch stopped and cancelled the rest: \(error)"
+        PrintableText.escaping("Request \(index) of the batch failed, so the batch stopped and cancelled the rest: \(error)")
     }
 }

@@ -112,8 +112,8 @@ public struct ChainError: Error, Sendable, CustomStringConvertible {
     /// The results of the steps that completed before the failure.
     public let history: [ChainStepResult]
 
-    /// Says which step failed and why.
+    /// Says which step failed and why, safe to print (see ``PrintableText``).
     public var description: String {
-        "Step \(step) of the chain failed, so the chain stopped: \(error)"
+        PrintableText.escaping("Step \(step) of the chain failed, so the chain stopped: \(error)")
     }
 }

@@ -42,7 +42,7 @@ actor QueueStore {
         do {
             try await store.prepare()
         } catch {
-            try? await connection.close()
+            await close(connection)
             throw error
         }
         return store
@@ -75,7 +75,14 @@ actor QueueStore {
         guard !isClosed else { return }
         isClosed = true
         if running > 0 { await withCheckedContinuation { drainWaiters.append($0) } }
-        try? await connection.close()
+        await Self.close(connection)
+    }
+
+    /// Closes `connection`, in a task of its own so that a cancelled caller (Ctrl-C in the
+    /// command-line tool) still closes it: SQLiteNIO skips the close of a cancelled task, and
+    /// a connection released unclosed traps.
+    private static func close(_ connection: SQLiteConnection) async {
+        try? await Task { try await connection.close() }.value
     }
 
     // MARK: Statements

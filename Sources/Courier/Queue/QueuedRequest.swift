@@ -141,7 +141,7 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         case .data(let data):
             requestBody = .data(data, contentType: nil)
         case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = try? POSIXFiles.contentsOfRegularFile(path) else {
                 throw CourierError(
                     .invalidBody,
                     "The body file \(path) of a queued request cannot be read; put it back, or drop the record.",

@@ -36,9 +36,9 @@ public struct TLSMaterial: Sendable, Hashable, CustomStringConvertible {
             return data
         case .file(let path):
             do {
-                return try Data(contentsOf: URL(fileURLWithPath: path))
+                return try POSIXFiles.contentsOfRegularFile(path)
             } catch {
-                throw TLSFailure.unusableMaterial.error("Could not read \(path) (\(error.localizedDescription)); check the path and its permissions.")
+                throw TLSFailure.unusableMaterial.error("Could not read \(path) (\(error.reason)); check the path and its permissions.")
             }
         }
     }

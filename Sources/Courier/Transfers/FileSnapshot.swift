@@ -7,24 +7,33 @@ struct FileSnapshot: Equatable, Sendable {
 
     /// Opens `url` for reading and takes its snapshot.
     ///
+    /// The file is opened without waiting, so a FIFO is refused rather than read until
+    /// something writes to it.
+    ///
     /// - Throws: ``CourierError/Kind/invalidBody`` when the file cannot be opened or is not a
     ///   regular file (a directory, a pipe or a device has no size to announce).
     static func open(_ url: URL) throws(CourierError) -> (FileHandle, FileSnapshot) {
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw CourierError(
-                .invalidBody,
-                "The file \(url.path) cannot be read (\(Self.reason(error))); check the path and its permissions.",
-                underlyingError: error
-            )
-        }
-        guard let snapshot = FileSnapshot(of: handle), snapshot.isRegularFile else {
-            try? handle.close()
+        let descriptor: Int32
+        switch POSIXFiles.open(url.path, O_RDONLY, followsLinks: true) {
+        case .opened(let opened):
+            descriptor = opened
+        case .notRegular:
             throw CourierError(.invalidBody, "\(url.path) is not a regular file; only files whose size is known in advance can be uploaded.")
+        case .missing:
+            throw unreadable(url, ENOENT)
+        case .failed(let code):
+            throw unreadable(url, code)
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard let snapshot = FileSnapshot(of: handle) else {
+            try? handle.close()
+            throw unreadable(url, errno)
         }
         return (handle, snapshot)
+    }
+
+    private static func unreadable(_ url: URL, _ code: Int32) -> CourierError {
+        CourierError(.invalidBody, "The file \(url.path) cannot be read (\(String(cString: strerror(code)))); check the path and its permissions.")
     }
 
     /// The snapshot of `url` now.
@@ -42,13 +51,5 @@ struct FileSnapshot: Equatable, Sendable {
         isRegularFile = status.isRegularFile
         size = status.size
         modified = .nanoseconds(status.modified)
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
     }
 }

@@ -41,7 +41,7 @@ struct DownloadPropertyTests {
         }
     }
 
-    @Test("download file names: any suggestion becomes a safe last component or is refused; safe names stay as they are")
+    @Test("download file names: any suggestion becomes a safe last component or is refused; safe names stay as they are, but for leading dashes")
     func fileNames() async {
         let samples = ["report.pdf", "../../x", "..", ".hidden", "a/b\\c", " . . ", "na\u{0}me", "x\u{85}y", ".\u{301}x", "\u{202E}fdp.exe"]
         let plain = Gen<Character?>.element(of: Array("abcxyzABC019-_ ()")).map { $0! }.string(of: 1...20)
@@ -49,7 +49,9 @@ struct DownloadPropertyTests {
             Self.checkSanitized(hostile)
             Self.checkSanitized(unicode)
             Self.checkSanitized(String(repeating: unicode, count: 12))
-            let trimmed = plain.trimmingCharacters(in: .whitespaces)
+            // Leading dashes go (a name is never taken for an option), the rest stays.
+            var trimmed = plain.trimmingCharacters(in: .whitespaces)
+            while trimmed.hasPrefix("-") { trimmed = String(trimmed.dropFirst()).trimmingCharacters(in: .whitespaces) }
             if !trimmed.isEmpty {
                 let kept = try DownloadFileName.sanitized(plain)
                 let last = try DownloadFileName.sanitized("folder/" + trimmed + ".txt")
@@ -167,6 +169,8 @@ struct DownloadPropertyTests {
         #expect(!scalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, "\(name.debugDescription)", sourceLocation: sourceLocation)
         #expect(name != "." && name != "..", sourceLocation: sourceLocation)
         #expect(scalars.first != ".", "hidden: \(name.debugDescription)", sourceLocation: sourceLocation)
+        #expect(scalars.first != "-", "an option: \(name.debugDescription)", sourceLocation: sourceLocation)
+        #expect(!scalars.contains(where: PrintableText.needsEscaping), "\(name.debugDescription)", sourceLocation: sourceLocation)
         let folder = URL(fileURLWithPath: "/nonexistent/courier-downloads", isDirectory: true)
         let file = folder.appendingPathComponent(name, isDirectory: false)
         #expect(file.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path, sourceLocation: sourceLocation)

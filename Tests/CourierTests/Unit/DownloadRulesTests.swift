@@ -75,7 +75,20 @@ struct DownloadRulesTests {
         #expect(ContentDisposition.fileName(in: value) == expected)
     }
 
-    @Test("server file names are cut to a safe last component or refused", arguments: [
+    /// Long names and what they are cut to.
+    static let longNames: [(String, String?)] = {
+        let x300 = String(repeating: "x", count: 300)
+        let accented = String(repeating: "é", count: 200)
+        let longExtension = String(repeating: "x", count: 250) + "." + String(repeating: "y", count: 40)
+        return [
+            (x300, String(repeating: "x", count: 255)),
+            (x300 + ".tar.gz", String(repeating: "x", count: 252) + ".gz"),
+            (accented + ".pdf", String(repeating: "é", count: 125) + ".pdf"),
+            (longExtension, String(longExtension.prefix(255))),
+        ]
+    }()
+
+    @Test("server file names are cut to a safe last component of at most 255 bytes, or refused", arguments: [
         ("report.pdf", "report.pdf"),
         ("../../etc/passwd", "passwd"),
         ("..\\..\\windows\\system.ini", "system.ini"),
@@ -88,11 +101,22 @@ struct DownloadRulesTests {
         ("a\u{0}b", nil),
         ("line\nbreak", nil),
         ("bell\u{7}", nil),
-        (String(repeating: "x", count: 300), nil),
-    ])
+        ("csi\u{9B}31m", nil),
+        ("del\u{7F}", nil),
+        ("evil\u{202E}gpj.exe", nil),
+        ("\u{2066}isolate\u{2069}.txt", nil),
+        ("mark\u{200F}.txt", nil),
+        ("arabic\u{61C}.txt", nil),
+        ("-rf", "rf"),
+        ("--help.txt", "help.txt"),
+        (".-.-x", "x"),
+        ("-", nil),
+        ("../-", nil),
+    ] + longNames)
     func sanitizing(suggested: String, expected: String?) {
         let result = try? DownloadFileName.sanitized(suggested)
         #expect(result == expected)
+        #expect((result?.utf8.count ?? 0) <= 255)
     }
 
     @Test("announced digests: Repr-Digest, Digest, and Content-MD5 only for a whole body")

@@ -23,7 +23,8 @@ extension Client {
     /// - Throws: ``CourierError``: ``CourierError/Kind/validationFailed`` for a status other
     ///   than 200, 206 or 416; ``CourierError/Kind/invalidDestination``,
     ///   ``CourierError/Kind/resumeMismatch`` and ``CourierError/Kind/integrityCheckFailed`` as
-    ///   their descriptions say; the transport's kinds once every attempt failed.
+    ///   their descriptions say; ``CourierError/Kind/responseTooLarge`` past
+    ///   ``DownloadOptions/maximumBytes``; the transport's kinds once every attempt failed.
     public func download<Value>(
         _ request: Request<Value>, to destination: DownloadDestination, options: DownloadOptions = DownloadOptions()
     ) async throws -> DownloadResult {
@@ -119,7 +120,7 @@ extension Client {
                 record = resume.withLockedValue { $0 }
                 let failure = Client.classify(error, url: request.url)
                 let kind = (failure as? CourierError)?.kind
-                if kind == .resumeMismatch || kind == .integrityCheckFailed {
+                if kind == .resumeMismatch || kind == .integrityCheckFailed || kind == .responseTooLarge {
                     PartialFile.remove(working.partial)
                     PartialFile.remove(working.record)
                     throw failure
@@ -172,6 +173,7 @@ extension Client {
             writeOffset = from
             total = length
         }
+        if let limit = options.maximumBytes, let total, total > limit { throw Self.tooLarge(limit, head: head) }
 
         let file = try finalURL(destination, record: record, head: head, offset: writeOffset, overwrite: options.overwritesExistingFile)
         if writeOffset == 0 || record == nil {
@@ -196,6 +198,7 @@ extension Client {
             gauge?.didHandOver(piece.count)
             reporter.advance(by: piece.count)
             if let total, partial.length > total { break }
+            if let limit = options.maximumBytes, partial.length > limit { throw Self.tooLarge(limit, head: head) }
         }
         partial.synchronize()
         if let total, partial.length != total {
@@ -213,6 +216,14 @@ extension Client {
         reporter.end()
         try BodyDigest.verify(BodyDigest.announced(in: head.headers, isWholeFile: head.status == 200), file: working.partial)
         return .finished(try place(working, at: file, head: head, bytes: partial.length, options: options, attempts: attempts))
+    }
+
+    /// The error for a file past ``DownloadOptions/maximumBytes``.
+    private static func tooLarge(_ limit: Int64, head: Response) -> CourierError {
+        CourierError(
+            .responseTooLarge, "The file is larger than the limit of \(limit) bytes; it was discarded. Raise the limit to download it.",
+            url: head.url, response: head
+        )
     }
 
     /// Where the finished file goes: the destination file, or the folder joined with the

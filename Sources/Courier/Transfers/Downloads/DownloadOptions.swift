@@ -10,6 +10,11 @@ public struct DownloadOptions: Sendable {
     /// How many times in all the download is attempted: after a dropped connection or a
     /// timeout, it resumes from the bytes already on disk until this many attempts were made.
     public var maximumAttempts: Int = 5
+    /// The largest file accepted, in bytes; `nil` (the default) for no limit. A larger
+    /// announced length fails before any of the body is written, a body that grows past it
+    /// fails as it does; either way with ``CourierError/Kind/responseTooLarge``, and the partial
+    /// file is discarded.
+    public var maximumBytes: Int64?
     /// Called with the download's progress, throttled like upload progress.
     public var progress: (@Sendable (TransferProgress) -> Void)?
 
@@ -21,11 +26,13 @@ public struct DownloadOptions: Sendable {
         overwritesExistingFile: Bool = false,
         resumesPartialDownload: Bool = true,
         maximumAttempts: Int = 5,
+        maximumBytes: Int64? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {
         self.overwritesExistingFile = overwritesExistingFile
         self.resumesPartialDownload = resumesPartialDownload
         self.maximumAttempts = maximumAttempts
+        self.maximumBytes = maximumBytes
         self.progress = progress
     }
 }

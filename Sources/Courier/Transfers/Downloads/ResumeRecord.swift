@@ -26,9 +26,10 @@ struct ResumeRecord: Codable, Equatable {
         return lastModified
     }
 
-    /// Reads the record at `url`; `nil` when it is absent or unreadable.
+    /// Reads the record at `url`; `nil` when it is absent, unreadable or not a regular file (a
+    /// FIFO in its place is never waited on).
     static func load(from url: URL) -> ResumeRecord? {
-        guard let data = try? Data(contentsOf: url) else { return nil }
+        guard let data = try? POSIXFiles.contentsOfRegularFile(url.path) else { return nil }
         return try? JSONDecoder().decode(ResumeRecord.self, from: data)
     }
 

@@ -8,10 +8,13 @@ import Musl
 import Darwin
 #endif
 
-/// The few POSIX calls the disk cache needs, with `errno` turned into results and errors.
+/// The few POSIX calls the disk cache and the readers of files a user names need, with `errno`
+/// turned into results and errors.
 ///
 /// Foundation's file APIs cannot fsync a directory, take an advisory lock, create a file with
-/// `O_EXCL` and a mode in one step, or set a file's times to the nanosecond; these can.
+/// `O_EXCL` and a mode in one step, set a file's times to the nanosecond, or open a file
+/// without waiting (a FIFO opened by `FileHandle` or `Data(contentsOf:)` blocks until something
+/// writes to it); these can.
 enum POSIXFiles {
     /// The outcome of a call that may fail because a path is missing.
     enum Outcome: Equatable {
@@ -31,11 +34,12 @@ enum POSIXFiles {
 
     /// Opens `path` with `flags`; a new file gets `mode`.
     ///
-    /// Never waits and never follows a symbolic link in the last component: a FIFO put in the
-    /// folder would otherwise block a read until something writes to it. Anything but a
-    /// regular file (or, with `O_DIRECTORY`, a folder) is closed again and refused.
-    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) -> Opened {
-        let flags = flags | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW
+    /// Never waits and, unless `followsLinks`, never follows a symbolic link in the last
+    /// component: a FIFO put in the folder would otherwise block a read until something writes
+    /// to it. Anything but a regular file (or, with `O_DIRECTORY`, a folder) is closed again and
+    /// refused. The descriptor returned is in blocking mode again, which a regular file ignores.
+    static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600, followsLinks: Bool = false) -> Opened {
+        let flags = flags | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followsLinks ? 0 : O_NOFOLLOW)
         while true {
             let descriptor = path.withCString { systemOpen($0, flags, mode) }
             if descriptor >= 0 {
@@ -43,6 +47,7 @@ enum POSIXFiles {
                     close(descriptor)
                     return .notRegular
                 }
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
                 return .opened(descriptor)
             }
             if errno == EINTR { continue }
@@ -53,6 +58,29 @@ enum POSIXFiles {
             default: return .failed(errno)
             }
         }
+    }
+
+    /// Why a file could not be read, as a phrase for a message.
+    struct ReadFailure: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    /// The contents of the regular file at `path`, symbolic links followed, opened without
+    /// waiting: a FIFO, a socket, a device or a folder is refused, never read.
+    static func contentsOfRegularFile(_ path: String) throws(ReadFailure) -> Data {
+        let descriptor: Int32
+        switch open(path, O_RDONLY, followsLinks: true) {
+        case .opened(let opened): descriptor = opened
+        case .missing: throw ReadFailure(reason: String(cString: strerror(ENOENT)))
+        case .notRegular: throw ReadFailure(reason: "not a regular file")
+        case .failed(let code): throw ReadFailure(reason: String(cString: strerror(code)))
+        }
+        defer { close(descriptor) }
+        guard let data = readAll(descriptor, limit: Int.max) else {
+            throw ReadFailure(reason: "it changed or could not be read to its end")
+        }
+        return data
     }
 
     /// Writes all of `bytes` to `descriptor`.

@@ -41,7 +41,8 @@ enum ExitStatus: Int32 {
     /// The status of a failure of `kind`, the same in every command.
     init(_ kind: CourierError.Kind) {
         switch kind {
-        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody, .invalidDestination, .cookieStorage: self = .invalidInput
+        case .invalidURL, .invalidHeader, .invalidMethod, .invalidBody, .invalidDestination, .cookieStorage, .invalidConfiguration:
+            self = .invalidInput
         case .proxy: self = .proxy
         case .integrityCheckFailed, .resumeMismatch: self = .integrity
         case .connectionFailed: self = .connectionFailed

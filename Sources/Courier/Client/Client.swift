@@ -24,6 +24,8 @@ public final class Client: Sendable {
     private let ownsTransport: Bool
     /// Read by every request without a lock.
     private let isShutDown = ManagedAtomic(false)
+    /// The configuration's first value outside its range, which every request fails with.
+    private let configurationError: CourierError?
 
     /// Creates a client with the default transport, which it owns and shuts down in
     /// ``shutdown()``: AsyncHTTPClient, and Courier's own verified connections for https hosts
@@ -41,6 +43,7 @@ public final class Client: Sendable {
     /// `ownsTransport` is `true`.
     public init(configuration: ClientConfiguration, transport: any Transport, ownsTransport: Bool = false) {
         self.configuration = configuration
+        self.configurationError = configuration.rangeError()
         self.transport = transport
         self.ownsTransport = ownsTransport
         self.scheduler = Scheduler(
@@ -123,5 +126,6 @@ public final class Client: Sendable {
         if isShutDown.load(ordering: .acquiring) {
             throw CourierError(.clientShutdown, "The client was shut down; create a new one to send requests.")
         }
+        if let configurationError { throw configurationError }
     }
 }

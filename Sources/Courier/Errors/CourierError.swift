@@ -100,6 +100,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let missingCredentials = Kind("missingCredentials")
         /// A failure the transport reported that fits no other kind.
         public static let transport = Kind("transport")
+        /// A value of the client's configuration or of the request is outside its range (a
+        /// timeout that is not positive, a negative body limit, no concurrency at all); the
+        /// message names the value and the range. Nothing was sent.
+        public static let invalidConfiguration = Kind("invalidConfiguration")
 
         /// The kind's name, e.g. `timeout`.
         public var description: String { name }

@@ -47,6 +47,7 @@ extension Client {
             try checkNotShutDown()
             try Task.checkCancellation()
             current = try build()
+            try current!.checkRanges()
             move(to: .started)
             notify { $0.requestWillStart($1) }
             let policy = retryPolicy ?? configuration.retryPolicy

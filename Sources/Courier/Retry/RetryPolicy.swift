@@ -53,6 +53,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Up to `retries` retries with the default backoff.
     public static func retries(_ retries: Int) -> RetryPolicy {
-        RetryPolicy(maximumAttempts: max(0, retries) + 1)
+        let (attempts, overflow) = max(0, retries).addingReportingOverflow(1)
+        return RetryPolicy(maximumAttempts: overflow ? .max : attempts)
     }
 }

@@ -14,10 +14,11 @@ import Foundation
 /// configuration.authentication.add(.bearer(session), for: .origin(URL(string: "https://files.example.com")!))
 /// ```
 ///
-/// A server that refuses credentials three times for one request (three 401 answers to
-/// requests that carried them) makes the request fail with
-/// ``CourierError/Kind/authenticationFailed``; a Digest nonce that merely expired
-/// (`stale=true`) is answered again without counting.
+/// A user name and password refused in the scheme they were sent in (a 401 answering a request
+/// that carried them) make the request fail at once with
+/// ``CourierError/Kind/authenticationFailed``: they are never sent again. A challenge in another
+/// scheme (Digest after Basic sent up front) is answered, and a Digest nonce that merely
+/// expired (`stale=true`) is answered again without counting.
 public struct Authentication: Sendable {
     /// Where a credential may be sent.
     public enum Scope: Sendable, Hashable {
@@ -27,7 +28,8 @@ public struct Authentication: Sendable {
         case origin(URL)
     }
 
-    /// How many times the credentials of one request may be refused before it fails.
+    /// How many times the credentials of one request may be refused, each time in another
+    /// scheme, before it fails; and how many challenges a request that carried none answers.
     public static let maximumFailedAttempts = 3
 
     var entries: [(scope: Scope, credential: Credential)] = []

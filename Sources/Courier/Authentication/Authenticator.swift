@@ -147,10 +147,16 @@ final class Authenticator: Sendable {
             let challenges = Challenge.parse(response.headers.values(for: "WWW-Authenticate"))
             guard let choice = Authenticator.strongest(challenges) else { return false }
             var stale = false
-            if case .digest(let challenge) = choice { stale = challenge.stale && sent == .digest }
-            switch attempts.refused(credentialsSent: sent != nil, stale: stale) {
+            // Basic sends the same bytes again: only another scheme can help. A Digest answer
+            // differs when it was computed from an earlier request's challenge.
+            var retryMayHelp = sent != .basic
+            if case .digest(let challenge) = choice {
+                stale = challenge.stale && sent == .digest
+                retryMayHelp = sent != .digest || !attempts.answeredChallenge
+            }
+            switch attempts.refused(credentialsSent: sent != nil, stale: stale, retryMayHelp: retryMayHelp) {
             case .giveUp:
-                throw refused(response, to: request, origin: origin, "refused the user name and password \(Authentication.maximumFailedAttempts) times; check the credentials configured in ClientConfiguration.authentication for this origin")
+                throw refused(response, to: request, origin: origin, "refused the user name and password; they were not sent again. Check the credentials configured in ClientConfiguration.authentication for this origin")
             case .answer:
                 learn(choice, for: origin)
                 logger.debug(

@@ -121,7 +121,7 @@ struct DigestAuthenticationTests {
         try await withServer { server in
             try await digestClient(server) { client in
                 // Every nonce is stale at its first use, three times: counted as refusals,
-                // they would end the request at the third.
+                // they would end the request at the first.
                 let result = try await client.send(Self.request("/digest-auth/auth/user/passwd/MD5?stale_after=0&stale_times=3"))
                 #expect(result.nc == 1)
                 let fields = server.requests(under: "/digest-auth").compactMap { $0.header("Authorization") }
@@ -131,7 +131,7 @@ struct DigestAuthenticationTests {
         }
     }
 
-    @Test func aWrongPasswordFailsAfterExactlyThreeCredentialedAttempts() async throws {
+    @Test func aWrongPasswordIsSentOnce() async throws {
         try await withServer { server in
             try await digestClient(server, password: "wrong") { client in
                 let error = await courierError {
@@ -141,8 +141,21 @@ struct DigestAuthenticationTests {
                 #expect(error?.response?.status == 401)
                 #expect(error?.message.contains("refused") == true)
                 #expect(error?.response?.request?.headers["Authorization"] == nil)
-                #expect(server.credentialedRequests(under: "/digest-auth") == 3)
-                #expect(server.requests(under: "/digest-auth").count == 4)
+                #expect(server.credentialedRequests(under: "/digest-auth") == 1)
+                #expect(server.requests(under: "/digest-auth").count == 2)
+            }
+        }
+    }
+
+    @Test func basicSentUpFrontAndRefusedIsFollowedByDigest() async throws {
+        try await withServer { server in
+            try await withClient(server, configure: {
+                $0.authentication = Authentication(.password(user: "user", password: "passwd", preemptive: true))
+            }) { client in
+                let result = try await client.send(Self.request("/digest-auth/auth/user/passwd/MD5"))
+                #expect(result.nc == 1)
+                let fields = server.requests(under: "/digest-auth").map { $0.header("Authorization") ?? "" }
+                #expect(fields.map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["Basic", "Digest"])
             }
         }
     }

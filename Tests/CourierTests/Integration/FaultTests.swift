@@ -30,8 +30,9 @@ struct FaultTests {
         // Only the stall needs a short read timeout, and only the trickles (which are never
         // silent) a short total one; the other faults must fail on their own, so they get
         // limits that a loaded machine never reaches.
+        configuration.timeouts.connect = .seconds(120)  // the whole suite loads the machine
         configuration.timeouts.read = .seconds(30)
-        configuration.timeouts.total = .seconds(60)
+        configuration.timeouts.total = .seconds(90)
         switch fault {
         case .stall: configuration.timeouts.read = .milliseconds(500)
         case .trickleHead, .trickleBody: configuration.timeouts.total = .seconds(1)

@@ -16,7 +16,8 @@ struct HTTP2StatusCodeTests {
         let server = try await HTTP2StatusServer.start(status: status, tls: world.serverTLS)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(world.authority.certificateDER), format: .der)])
-        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(), logger: nil, tls: tls)
+        // A generous connect timeout: the whole suite loads the machine, and the handshake waits behind it.
+        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(connectTimeout: .seconds(120)), logger: nil, tls: tls)
         let client = Client(configuration: ClientConfiguration(), transport: transport)
         do {
             try await body(client, server.url)

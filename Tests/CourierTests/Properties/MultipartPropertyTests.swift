@@ -36,7 +36,7 @@ struct MultipartPropertyTests {
             } else if !filename.unicodeScalars.allSatisfy(\.isASCII) {
                 #expect(read == filename)
             } else if !filename.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F }) {
-                #expect(read == filename)
+                #expect(read == filename, "\(filename.unicodeScalars.map { String($0.value, radix: 16) }) in \(value.debugDescription)")
             }
         }
     }

@@ -101,4 +101,13 @@ struct PropertyRegressionTests {
         await store.close()
         #expect(kinds == [.queueStorage, .queueStorage])
     }
+
+    /// A name cut to 255 bytes just after an invisible space lost that space when it was made
+    /// safe a second time.
+    @Test func aNameCutAfterAnInvisibleSpaceIsTheSameWhenMadeSafeAgain() throws {
+        let long = String(repeating: "÷Ï🙏τ1Fe丽tO\u{200B}I\u{0336}\u{031E}", count: 12)
+        let once = try DownloadFileName.sanitized(long)
+        #expect(once.utf8.count <= 255)
+        #expect(try DownloadFileName.sanitized(once) == once)
+    }
 }

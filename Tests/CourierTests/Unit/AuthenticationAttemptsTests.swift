@@ -1,25 +1,33 @@
 import Testing
 @testable import Courier
 
-/// The per-request count of refused credentials (MKNetworkKit's rule: three, then give up).
+/// The per-request count of refused credentials: refused when answering again would send the
+/// same thing, they are final; otherwise the challenge is answered, up to three refusals in all.
 @Suite("Authentication attempts")
 struct AuthenticationAttemptsTests {
-    @Test func threeRefusalsThenGiveUp() {
+    @Test func credentialsThatWouldBeSentAgainUnchangedAreFinal() {
         var attempts = AuthenticationAttempts()
+        #expect(!attempts.answeredChallenge)
         #expect(attempts.refused(credentialsSent: false, stale: false) == .answer)
-        #expect(attempts.refused(credentialsSent: true, stale: false) == .answer)
-        #expect(attempts.refused(credentialsSent: true, stale: false) == .answer)
+        #expect(attempts.answeredChallenge)
         #expect(attempts.refused(credentialsSent: true, stale: false) == .giveUp)
-        #expect(attempts.failures == 3)
+        #expect(attempts.failures == 1)
+    }
+
+    @Test func anotherSchemeIsAnsweredUpToThreeRefusals() {
+        var attempts = AuthenticationAttempts()
+        #expect(attempts.refused(credentialsSent: true, stale: false, retryMayHelp: true) == .answer)
+        #expect(attempts.refused(credentialsSent: true, stale: false, retryMayHelp: true) == .answer)
+        #expect(attempts.refused(credentialsSent: true, stale: false, retryMayHelp: true) == .giveUp)
+        #expect(attempts.failures == Authentication.maximumFailedAttempts)
     }
 
     @Test func staleNoncesAreNotRefusals() {
         var attempts = AuthenticationAttempts()
-        #expect(attempts.refused(credentialsSent: true, stale: false) == .answer)
         #expect(attempts.refused(credentialsSent: true, stale: true) == .answer)
-        #expect(attempts.refused(credentialsSent: true, stale: false) == .answer)
-        #expect(attempts.failures == 2)
-        #expect(attempts.staleRetries == 1)
+        #expect(attempts.refused(credentialsSent: true, stale: true) == .answer)
+        #expect(attempts.failures == 0)
+        #expect(attempts.staleRetries == 2)
         #expect(attempts.refused(credentialsSent: true, stale: false) == .giveUp)
     }
 
@@ -33,7 +41,7 @@ struct AuthenticationAttemptsTests {
 
     @Test func endlessStaleAnswersStillEnd() {
         let run = answeredInARow(credentialsSent: true, stale: true)
-        #expect(run.answered == AuthenticationAttempts.maximumStaleRetries + Authentication.maximumFailedAttempts - 1)
+        #expect(run.answered == AuthenticationAttempts.maximumStaleRetries)
     }
 
     @Test func challengesWithoutCredentialsAreBoundedToo() {

@@ -37,7 +37,9 @@ enum DownloadFileName {
                 "The server's file name \"\(suggested)\" leaves nothing usable once its path and leading dots and dashes are removed; download to an explicit path instead."
             )
         }
-        return shortened(name)
+        // A cut can end on a space (or an invisible one): the name must read the same when
+        // it is made safe again.
+        return shortened(name).trimmingCharacters(in: .whitespaces)
     }
 
     /// `name` cut to ``maximumBytes`` UTF-8 bytes at a character boundary, its extension kept

@@ -65,7 +65,10 @@ final class ChannelConnector: Sendable {
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     let fault = Connection.Fault(nil)
                     attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (channel, handshake.futureResult, fault) }
-                    try sync.addHandler(ExchangeHandler(handshake: handshake, handshakeDeadline: limit.end, fault: fault))
+                    try sync.addHandler(ExchangeHandler(
+                        handshake: handshake, handshakeDeadline: limit.end,
+                        readTimeout: configuration.readTimeout.map { .nanoseconds($0.nanoseconds) }, fault: fault
+                    ))
                 }
             }
         do {
@@ -96,7 +99,11 @@ final class ChannelConnector: Sendable {
             throw limit.error(timeout, host: host)
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            guard let reason = rejection.withLockedValue({ $0 }) else { throw error }
+            guard let reason = rejection.withLockedValue({ $0 }) else {
+                // Whatever NIO reports for an attempt cut off at the limit, it ran out of time.
+                if limit.hasPassed { throw limit.error(error, host: host) }
+                throw error
+            }
             var failure = reason.error(reason.message(host: host))
             failure.underlyingError = error
             failure.requestMayHaveBeenSent = false

@@ -23,14 +23,18 @@ struct ConnectLimit: Sendable {
         max(end - NIODeadline.now(), .milliseconds(1))
     }
 
-    /// The error of an attempt whose handshake had not finished at ``end``.
-    func error(_ timeout: HandshakeTimeout, host: String) -> CourierError {
+    /// Whether ``end`` has passed.
+    var hasPassed: Bool { NIODeadline.now() >= end }
+
+    /// The error of an attempt that had not connected, or not finished its handshake, at
+    /// ``end``; `cause` is what ended it.
+    func error(_ cause: any Error, host: String) -> CourierError {
         var error = CourierError(
             .timeout,
             isDeadline
-                ? "The request's total timeout passed while the TLS handshake with \(host) was still going on; raise Request.timeout, or check that the server speaks TLS on this port."
-                : "The TLS handshake with \(host) did not finish within the connect timeout; check that the server speaks TLS on this port, or raise the connect timeout.",
-            underlyingError: timeout
+                ? "The request's total timeout passed while the connection to \(host) was still being opened (TCP and TLS handshake); raise Request.timeout, or check that the server is up and speaks TLS on this port."
+                : "The connection to \(host) was not open within the connect timeout (TCP and TLS handshake); check that the server is up and speaks TLS on this port, or raise the connect timeout.",
+            underlyingError: cause
         )
         error.requestMayHaveBeenSent = false
         return error

@@ -28,6 +28,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// When the handshake must have finished, and the timer that enforces it.
     private let handshakeDeadline: NIODeadline
     private var handshakeTimer: Scheduled<Void>?
+    /// The read timeout, and when the current exchange started: the idle handler counts
+    /// silence from the connection's last read, which on a reused connection may be long
+    /// before this request was sent.
+    private let readTimeout: TimeAmount?
+    private var exchangeStart = NIODeadline.distantPast
     private let fault: Connection.Fault
     private var exchange: Start?
     /// Undoes the response's content codings, if it has any.
@@ -38,9 +43,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readDeferred = false
     private var isRemoved = false
 
-    init(handshake: EventLoopPromise<Void>, handshakeDeadline: NIODeadline, fault: Connection.Fault) {
+    init(handshake: EventLoopPromise<Void>, handshakeDeadline: NIODeadline, readTimeout: TimeAmount?, fault: Connection.Fault) {
         self.handshake = handshake
         self.handshakeDeadline = handshakeDeadline
+        self.readTimeout = readTimeout
         self.fault = fault
     }
 
@@ -61,6 +67,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         exchange = start
+        exchangeStart = .now()
         keepAlive = true
         promise?.succeed()
     }
@@ -71,7 +78,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handshakeTimer = nil
             handshake?.succeed()
             handshake = nil
-        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil {
+        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil,
+            readTimeout.map({ NIODeadline.now() - exchangeStart >= $0 }) ?? true
+        {
+            // Silent for the whole read timeout since the request went out, not only since a
+            // read before it.
             abandon(ExchangeTimeout())
             context.close(promise: nil)
             return

@@ -15,6 +15,25 @@ struct VerifiedConnectionTests {
         }
     }
 
+    /// The read timeout counts silence from when a request went out, not from the last read of
+    /// a reused connection: a connection idle in the pool for most of the timeout still gives
+    /// its next request the whole of it.
+    @Test func aReusedConnectionGivesTheNextRequestTheWholeReadTimeout() async throws {
+        let world = try TLSWorld()
+        try await withTLSServer(world.serverTLS) { server in
+            try await withClient(server, configure: {
+                $0.tls = world.trustingAuthority
+                $0.timeouts.read = .seconds(4)
+            }) { client in
+                try await expectOK(client, "/get")
+                try await Task.sleep(for: .seconds(3))
+                let slow = try await client.response(for: Request<Response>(path: "/delay/2"))
+                #expect(slow.status == 200)
+                #expect(server.acceptedConnections == 1, "the second request reused the first connection")
+            }
+        }
+    }
+
     @Test func cancellingATaskEndsItsExchange() async throws {
         try await TLSWorld().run { server, client in
             let task = Task { try await client.send(Request<Response>(path: "/delay/10")) }

@@ -27,6 +27,11 @@ struct CourierCLI: AsyncParsableCommand {
     /// `--file`).
     @TaskLocal static var arguments: [String] = []
 
+    /// The environment options read (`--p12-password-env`), when not the process's: tests
+    /// give their own, since changing the process's environment while other threads read it
+    /// is not safe.
+    @TaskLocal static var environment: [String: String]?
+
     /// Parses and runs a command line; returns the process exit status.
     static func run(_ arguments: [String], output: Output) async -> Int32 {
         await Output.$current.withValue(output) {

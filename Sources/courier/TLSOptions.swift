@@ -26,7 +26,7 @@ struct TLSOptions: ParsableArguments {
     var p12PasswordEnv: String?
 
     /// Adds these settings to `configuration`.
-    func apply(to configuration: inout ClientConfiguration, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    func apply(to configuration: inout ClientConfiguration, environment: [String: String] = CourierCLI.environment ?? ProcessInfo.processInfo.environment) throws {
         if !cacert.isEmpty {
             configuration.tls.trustRoots = .only(try cacert.map { .file(try TLSOptions.existing($0, "--cacert")) })
         }

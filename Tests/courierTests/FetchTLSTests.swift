@@ -81,13 +81,15 @@ struct FetchTLSTests {
         let bundle = files.folder.appendingPathComponent("client.p12")
         try client.pkcs12(password: "pa55").write(to: bundle)
         let variable = "COURIER_TEST_P12_\(UUID().uuidString.replacingOccurrences(of: "-", with: "_"))"
-        setenv(variable, "pa55", 1)
-        defer { unsetenv(variable) }
         try await TestServer.withServer(tls: TestServerTLS(chain: [files.server], clientAuthority: clientAuthority)) { server in
             let url = server.url("/get").absoluteString
             let withPEM = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--cert", pem.certificate.path, "--key", pem.key.path)
             #expect(withPEM.status == 0, "\(withPEM.stderr)")
-            let withBundle = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--p12", bundle.path, "--p12-password-env", variable)
+            // The variable is given to this command line alone: setting it in the process's
+            // environment would race with every other thread that reads it.
+            let withBundle = await CourierCLI.$environment.withValue([variable: "pa55"]) {
+                await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--p12", bundle.path, "--p12-password-env", variable)
+            }
             #expect(withBundle.status == 0, "\(withBundle.stderr)")
             let without = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile)
             #expect(without.status == 4)

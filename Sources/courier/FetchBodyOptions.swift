@@ -3,12 +3,15 @@ import Courier
 import Foundation
 
 /// `fetch`'s body options, in curl's spellings and with curl's meaning: the data options
-/// (`-d/--data`, `--data-binary`, `--data-urlencode`, joined with `&` in command-line order),
+/// (`-d/--data`, `--data-raw`, `--data-binary`, `--data-urlencode`, joined with `&` in command-line order),
 /// `--json`, `-F/--form` and `--file` (multipart), and `-T/--upload-file`. Only one of these
 /// four kinds of body can be given.
 struct FetchBodyOptions: ParsableArguments {
-    @Option(name: [.customShort("d"), .customLong("data")], help: ArgumentHelp("Data to send: TEXT, @PATH (the file, CR and LF removed) or @- (stdin, likewise); sent as application/x-www-form-urlencoded unless -H gives a Content-Type (repeatable; joined with &).", valueName: "data"))
+    @Option(name: [.customShort("d"), .customLong("data"), .customLong("data-ascii")], help: ArgumentHelp("Data to send: TEXT, @PATH (the file, CR and LF removed) or @- (stdin, likewise); sent as application/x-www-form-urlencoded unless -H gives a Content-Type (repeatable; joined with &).", valueName: "data"))
     var data: [String] = []
+
+    @Option(name: .customLong("data-raw"), help: ArgumentHelp("Data to send as it is, a leading @ included (repeatable; joined with &).", valueName: "text"))
+    var dataRaw: [String] = []
 
     @Option(name: .customLong("data-binary"), help: ArgumentHelp("Data to send as it is: TEXT, @PATH or @- (repeatable; joined with &).", valueName: "data"))
     var dataBinary: [String] = []
@@ -32,25 +35,29 @@ struct FetchBodyOptions: ParsableArguments {
     enum DataKind {
         /// `-d/--data`: as it is, CR and LF removed from a file or stdin.
         case text
+        /// `--data-raw`: the text as it is, `@` too.
+        case raw
         /// `--data-binary`: as it is.
         case binary
         /// `--data-urlencode`: percent-encoded.
         case urlencoded
     }
 
+    /// Whether any data option is given.
+    private var isData: Bool { !data.isEmpty || !dataRaw.isEmpty || !dataBinary.isEmpty || !dataURLEncode.isEmpty }
+
     /// Whether a body is given at all.
     var givesBody: Bool {
-        !data.isEmpty || !dataBinary.isEmpty || !dataURLEncode.isEmpty || json != nil || !formFields.isEmpty || !files.isEmpty || uploadFile != nil
+        isData || json != nil || !formFields.isEmpty || !files.isEmpty || uploadFile != nil
     }
 
     /// The body these options describe, if any; every file is checked and read (or, for
     /// multipart, checked) here, before anything is sent. `arguments` is the command line, for
     /// the order of the options.
     func body(arguments: [String]) throws -> RequestBody? {
-        let isData = !data.isEmpty || !dataBinary.isEmpty || !dataURLEncode.isEmpty
         let isForm = !formFields.isEmpty || !files.isEmpty
         guard [isData, json != nil, isForm, uploadFile != nil].filter({ $0 }).count <= 1 else {
-            throw CommandFailure(.invalidInput, "use only one of -d/--data/--data-binary/--data-urlencode, --json, -F/--form/--file and -T/--upload-file")
+            throw CommandFailure(.invalidInput, "use only one of the data options (-d, --data-raw, --data-binary, --data-urlencode), --json, -F/--form/--file and -T/--upload-file")
         }
         if isData {
             return .data(try dataBytes(arguments: arguments), contentType: "application/x-www-form-urlencoded")
@@ -71,17 +78,20 @@ struct FetchBodyOptions: ParsableArguments {
     }
 
     /// The data options' bytes, each read as its kind, joined with `&` in command-line order
-    /// (or `-d`, `--data-binary`, `--data-urlencode` when the order cannot be told).
+    /// (or `-d`, `--data-raw`, `--data-binary`, `--data-urlencode` when the order cannot be told).
     private func dataBytes(arguments: [String]) throws -> Data {
         var order = ArgumentOrder.kinds(
-            in: arguments, spellings: ["-d": DataKind.text, "--data": .text, "--data-binary": .binary, "--data-urlencode": .urlencoded]
+            in: arguments,
+            spellings: [
+                "-d": DataKind.text, "--data": .text, "--data-ascii": .text, "--data-raw": .raw, "--data-binary": .binary, "--data-urlencode": .urlencoded,
+            ]
         )
-        if order.filter({ $0 == .text }).count != data.count || order.filter({ $0 == .binary }).count != dataBinary.count
-            || order.filter({ $0 == .urlencoded }).count != dataURLEncode.count
-        {
-            order = data.map { _ in .text } + dataBinary.map { _ in .binary } + dataURLEncode.map { _ in .urlencoded }
+        let given: [(DataKind, [String])] = [(.text, data), (.raw, dataRaw), (.binary, dataBinary), (.urlencoded, dataURLEncode)]
+        if given.contains(where: { kind, values in order.filter { $0 == kind }.count != values.count }) {
+            order = given.flatMap { kind, values in values.map { _ in kind } }
         }
         var text = data.makeIterator()
+        var raw = dataRaw.makeIterator()
         var binary = dataBinary.makeIterator()
         var encoded = dataURLEncode.makeIterator()
         var pieces: [Data] = []
@@ -92,6 +102,8 @@ struct FetchBodyOptions: ParsableArguments {
                 var bytes = try Self.read(value, option: "--data")
                 if value.hasPrefix("@") { bytes.removeAll { $0 == 0x0D || $0 == 0x0A } }
                 pieces.append(bytes)
+            case .raw:
+                pieces.append(Data(raw.next()!.utf8))
             case .binary:
                 pieces.append(try Self.read(binary.next()!, option: "--data-binary"))
             case .urlencoded:

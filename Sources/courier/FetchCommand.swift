@@ -87,7 +87,7 @@ struct FetchCommand: AsyncParsableCommand {
         let started = ContinuousClock.now
         let plan = try FetchPlan(command: self).make()
         let (configuration, request, destination) = (plan.configuration, plan.request, plan.destination)
-        if durable { return try await runDurable(configuration: configuration, request: request, destination: destination, out: out) }
+        if durable { return try await runDurable(plan, started: started, out: out) }
         if report == nil, configuration.cache == nil {
             return try await runStreaming(plan, started: started, out: out)
         }
@@ -113,9 +113,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw CommandFailure(error)
         }
         if !reportsEach { try show(response, destination: destination, to: out) }
-        if let format = plan.writeOut {
-            out.write(format.render(WriteOut.Values(response, bodyBytes: Int64(response.body.count), seconds: .now - started)))
-        }
+        printWriteOut(plan, for: response, started: started, to: out)
         try checkStatus(of: response)
     }
 
@@ -151,6 +149,12 @@ struct FetchCommand: AsyncParsableCommand {
     /// 4xx or 5xx under `--fail` (it is under `--fail-with-body`).
     func writesBody(status: Int) -> Bool {
         !headOnly && !(fail && status >= 400)
+    }
+
+    /// Prints `-w`'s text, if any, for a response held whole.
+    func printWriteOut(_ plan: FetchPlan.Made, for response: Response, started: ContinuousClock.Instant, to out: Output) {
+        guard let format = plan.writeOut else { return }
+        out.write(format.render(WriteOut.Values(response, bodyBytes: Int64(response.body.count), seconds: .now - started)))
     }
 
     /// Fails with status 6 for a 4xx or 5xx under `--fail` or `--fail-with-body`.

@@ -310,4 +310,56 @@ struct CurlSpellingsTests {
         #expect(run.status == 2)
         #expect(run.stderr.contains("use only one of"))
     }
+
+    @Test func dataRawKeepsTheAtAndDataASCIIIsD() async throws {
+        try await withServer { server in
+            let run = await courier("fetch", server.url("/post").absoluteString, "--data-raw", "@not-a-file", "--data-ascii", "a=1")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(server.receivedRequests.last?.bodyString == "@not-a-file&a=1")
+            #expect(server.receivedRequests.last?.header("Content-Type") == "application/x-www-form-urlencoded")
+        }
+    }
+
+    @Test func tlsv12AndTlsv13AreTheTLSFloor() async throws {
+        let files = try FetchTLSTests.Files()
+        defer { files.remove() }
+        var tls = TestServerTLS(chain: [files.server])
+        tls.maximumVersion = 12
+        try await TestServer.withServer(tls: tls) { server in
+            let url = server.url("/get").absoluteString
+            let twelve = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--tlsv1.2")
+            #expect(twelve.status == 0, "\(twelve.stderr)")
+            let thirteen = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--tlsv1.3")
+            #expect(thirteen.status == ExitStatus.tls.rawValue, "\(thirteen.stderr)")
+            #expect(thirteen.stderr.hasPrefix("courier: tls (unsupportedVersion)"), "\(thirteen.stderr)")
+            let both = await courier("fetch", url, "--tlsv1.3", "--tls-min", "1.2")
+            #expect(both.status == 2)
+            #expect(server.receivedRequests.count == 1)
+        }
+    }
+
+    @Test func writeOutFollowsADurableResponse() async throws {
+        try await withFolderAndServer { folder, server in
+            let queue = folder.appendingPathComponent("q.sqlite").path
+            let run = await courier(
+                "fetch", server.url("/idempotent/w").absoluteString, "--data", "x", "--durable", "--queue", queue, "-w", "[%{http_code}]"
+            )
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.hasSuffix("}[201]") || run.stdout.hasSuffix("}\n[201]"), "\(run.stdout)")
+        }
+    }
+
+    @Test func silentLeavesOutTheProgressOfADownload() async throws {
+        try await withFolderAndServer { folder, server in
+            let url = server.url("/bytes/200000").absoluteString
+            let shown = await courier("download", url, "-o", folder.appendingPathComponent("shown").path)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(!shown.stderr.isEmpty)
+            let silent = await courier("download", url, "-o", folder.appendingPathComponent("silent").path, "-s")
+            #expect(silent.status == 0)
+            #expect(silent.stderr.isEmpty, "\(silent.stderr)")
+            let saved = try Data(contentsOf: folder.appendingPathComponent("silent"))
+            #expect(saved.count == 200_000)
+        }
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// `--user` and `--bearer`: the credentials `fetch` and `download` send to the origin of their
 /// URL, and to no other, and `queue run` to the origin of `--origin`.
 struct AuthenticationOptions: ParsableArguments {
-    @Option(help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin (for `queue run`, of --origin).")
+    @Option(name: [.customShort("u"), .long], help: "A user name and password, USER:PASSWORD, that answer Basic or Digest challenges of the URL's origin (for `queue run`, of --origin).")
     var user: String?
 
     @Option(help: "A bearer token sent to the URL's origin (for `queue run`, to --origin) as 'Authorization: Bearer TOKEN'.")

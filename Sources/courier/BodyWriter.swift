@@ -8,10 +8,10 @@ final class BodyWriter: Sendable {
     private struct State {
         var written: Int64 = 0
         var handle: FileHandle?
+        var destination: URL?
     }
 
     private let out: Output
-    private let destination: URL?
     private let temporary: URL?
     private let limit: Int64?
     private let state: NIOLockedValueBox<State>
@@ -31,11 +31,10 @@ final class BodyWriter: Sendable {
             else {
                 throw CommandFailure(.invalidInput, "could not write \(path): check that its folder exists and is writable")
             }
-            self.destination = destination
             self.temporary = temporary
             state.handle = handle
+            state.destination = destination
         } else {
-            self.destination = nil
             self.temporary = nil
         }
         self.state = NIOLockedValueBox(state)
@@ -58,13 +57,20 @@ final class BodyWriter: Sendable {
         do {
             try handle.write(contentsOf: piece)
         } catch {
-            throw CommandFailure(.invalidInput, "could not write \(destination!.path): \(error.localizedDescription)")
+            throw CommandFailure(.invalidInput, "could not write \(state.withLockedValue { $0.destination }?.path ?? "the file"): \(error.localizedDescription)")
         }
+    }
+
+    /// Makes `path`, in the same folder, the file the complete body is moved to (`-O -J`: the
+    /// name the response gave).
+    func retarget(to path: String) {
+        state.withLockedValue { $0.destination = URL(fileURLWithPath: path) }
     }
 
     /// Moves the complete body into place.
     func finish() throws {
-        guard let handle = state.withLockedValue({ $0.handle }), let destination, let temporary else { return }
+        let (handle, destination) = state.withLockedValue { ($0.handle, $0.destination) }
+        guard let handle, let destination, let temporary else { return }
         do {
             try handle.close()
             if FileManager.default.fileExists(atPath: destination.path) {

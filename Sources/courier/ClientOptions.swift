@@ -9,7 +9,7 @@ struct ClientOptions: ParsableArguments {
     var baseURL: String?
 
     @Option(
-        parsing: .unconditional,
+        name: [.customLong("timeout"), .customLong("max-time")], parsing: .unconditional,
         help: ArgumentHelp("The total time allowed per request, redirects included: more than 0 and at most 31536000 seconds (365 days).", valueName: "seconds"),
         transform: OptionRange.seconds()
     )
@@ -32,6 +32,9 @@ struct ClientOptions: ParsableArguments {
     @Flag(name: .customLong("no-follow"), help: "Do not follow redirects.")
     var noFollow = false
 
+    @Flag(name: [.customShort("L"), .customLong("location")], help: "Follow redirects: the default already, accepted for curl's command lines (--no-follow turns following off).")
+    var location = false
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Send a request again up to N times (0 to 100) after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.", valueName: "n"),
@@ -42,16 +45,28 @@ struct ClientOptions: ParsableArguments {
     @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing; its folder must exist and be writable.")
     var cookieJar: String?
 
-    @Option(help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
+    @Option(name: [.customShort("x"), .long], help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
     var proxy: String?
 
     @Flag(name: [.customShort("v"), .long], help: "Print each request and response head, every redirect and challenge included, on stderr, with credentials and cookies redacted.")
     var verbose = false
 
+    @Flag(name: [.customShort("s"), .long], help: "Print no progress and no error line (the exit status still tells what happened); usage errors (status 2) are still explained.")
+    var silent = false
+
+    @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, print the error line of a failure again.")
+    var showError = false
+
     @OptionGroup(title: "TLS") var tls: TLSOptions
+
+    @OptionGroup(title: "curl options Courier refuses") var refused: RefusedOptions
+
+    /// Whether a failure's error line is left out: `-s` without `-S`.
+    var hidesErrors: Bool { silent && !showError }
 
     /// The client configuration these options describe.
     func configuration() throws -> ClientConfiguration {
+        if location && noFollow { throw CommandFailure(.invalidInput, "give -L/--location or --no-follow, not both") }
         var configuration = ClientConfiguration()
         try applyConnectionOptions(to: &configuration)
         if let base = baseURL {

@@ -32,6 +32,12 @@ struct CourierCLI: AsyncParsableCommand {
     /// is not safe.
     @TaskLocal static var environment: [String: String]?
 
+    /// Reads the whole of standard input, for `@-` values; tests give their own bytes.
+    @TaskLocal static var standardInput: @Sendable () throws -> Data = { try FileHandle.standardInput.readToEnd() ?? Data() }
+
+    /// The folder `fetch -O` writes into; tests give a folder of their own.
+    @TaskLocal static var currentFolder: @Sendable () -> String = { FileManager.default.currentDirectoryPath }
+
     /// Parses and runs a command line; returns the process exit status.
     static func run(_ arguments: [String], output: Output) async -> Int32 {
         await Output.$current.withValue(output) {
@@ -44,8 +50,12 @@ struct CourierCLI: AsyncParsableCommand {
     private static let parsing = NSLock()
 
     private static func runParsed(_ arguments: [String], output: Output) async -> Int32 {
+        // `-s` without `-S`: a failure is told by its status alone, but a usage error (2) is
+        // still explained, since nothing else would say what to change.
+        var hidesErrors = false
         do {
             var command = try parsing.withLock { try parseAsRoot(arguments) }
+            hidesErrors = (command as? any ClientCommand)?.client.hidesErrors ?? false
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -59,7 +69,7 @@ struct CourierCLI: AsyncParsableCommand {
             if Task.isCancelled, failure.status != .interrupted {
                 failure = CommandFailure(.interrupted, "interrupted")
             }
-            output.error("courier: \(failure.message)")
+            if !hidesErrors || failure.status == .invalidInput { output.error("courier: \(failure.message)") }
             return failure.status.rawValue
         } catch {
             // ArgumentParser's own errors: help and version (0), usage and validation errors (2).
@@ -76,3 +86,13 @@ struct CourierCLI: AsyncParsableCommand {
         }
     }
 }
+
+/// A command that takes the options of ``ClientOptions``.
+protocol ClientCommand {
+    /// The command's connection options.
+    var client: ClientOptions { get }
+}
+
+extension FetchCommand: ClientCommand {}
+extension DownloadCommand: ClientCommand {}
+extension BatchCommand: ClientCommand {}

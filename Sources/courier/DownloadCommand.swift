@@ -74,9 +74,12 @@ struct DownloadCommand: AsyncParsableCommand {
             destination = .directory(URL(fileURLWithPath: current, isDirectory: true))
         }
         let progress = DownloadProgressLine(output: out)
+        // -s: no progress at all.
+        var report: (@Sendable (TransferProgress) -> Void)?
+        if !client.silent { report = { @Sendable in progress.update($0) } }
         let options = DownloadOptions(
             overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumAttempts: attempts, maximumBytes: limit.maxFilesize,
-            progress: { progress.update($0) }
+            progress: report
         )
         var request = Request<Void>(path: url)
         for header in headers {

@@ -7,7 +7,7 @@ enum ExitStatus: Int32 {
     /// An unexpected failure.
     case failure = 1
     /// Invalid input: an unknown option, a bad URL, header, file or body, a number out of its
-    /// range or a path of the wrong kind.
+    /// range, a path of the wrong kind, a curl option Courier refuses, or a file `-J` would replace.
     case invalidInput = 2
     /// The connection could not be opened or broke.
     case connectionFailed = 3
@@ -15,7 +15,7 @@ enum ExitStatus: Int32 {
     case tls = 4
     /// A timeout elapsed.
     case timeout = 5
-    /// `--fail` was given and the status was 4xx or 5xx.
+    /// `--fail` or `--fail-with-body` was given and the status was 4xx or 5xx.
     case httpError = 6
     /// Too many redirects, a redirect loop, or a refused https → http redirect.
     case redirect = 7

@@ -3,10 +3,10 @@ import Foundation
 
 extension FetchCommand {
     /// `fetch --durable`: enqueue, make the first attempt if the request's turn has come, and
-    /// print the response or `queued ID`.
-    func runDurable(configuration: ClientConfiguration, request: Request<Response>, out: Output) async throws {
-        let record = try await queue.withQueue(delivers: true, clientConfiguration: configuration) { queue in
-            try await queue.enqueue(request, tag: tag, isOrdered: !unordered).firstAttempt()
+    /// print the response (then `-w`'s text) or `queued ID`.
+    func runDurable(_ plan: FetchPlan.Made, started: ContinuousClock.Instant, out: Output) async throws {
+        let record = try await queue.withQueue(delivers: true, clientConfiguration: plan.configuration) { queue in
+            try await queue.enqueue(plan.request, tag: tag, isOrdered: !unordered).firstAttempt()
         }
         guard record.state == .delivered || record.state == .failed, let outcome = record.outcome else {
             out.line("queued \(record.id)")
@@ -15,9 +15,8 @@ extension FetchCommand {
         guard let response = outcome.response(url: record.request.url) else {
             throw CommandFailure(.failure, "the durable request \(record.id) failed for good: \(outcome.failure ?? "no response")")
         }
-        try show(response, to: out)
-        if fail && response.status >= 400 {
-            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
-        }
+        try show(response, destination: plan.destination, to: out)
+        printWriteOut(plan, for: response, started: started, to: out)
+        try checkStatus(of: response)
     }
 }

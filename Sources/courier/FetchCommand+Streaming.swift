@@ -2,33 +2,44 @@ import Courier
 import Foundation
 
 extension FetchCommand {
-    /// Sends the request and writes the body to stdout or `-o` as it arrives, in bounded
-    /// memory: the head first with `--include`.
-    func runStreaming(configuration: ClientConfiguration, request: Request<Response>, out: Output) async throws {
-        let writer = try BodyWriter(path: output, out: out, limit: limit.maxFilesize)
-        let include = self.include
+    /// Sends the request and writes the body to stdout or the destination's file as it
+    /// arrives, in bounded memory: the head first with `--include` or `--head`, then `-w`'s text.
+    func runStreaming(_ plan: FetchPlan.Made, started: ContinuousClock.Instant, out: Output) async throws {
+        let destination = plan.destination
+        let writer = try BodyWriter(path: destination.path, out: out, limit: limit.maxFilesize)
+        let printsHead = include || headOnly
+        let writesBody = self.writesBody
         let head: Response
+        let received: Int64
         do {
-            head = try await ClientOptions.withClient(configuration: configuration) { client in
-                try await client.stream(request) { streamed in
-                    try writer.check(announcedLength: streamed.head.headers["Content-Length"])
-                    if include { out.write(FetchCommand.headText(streamed.head)) }
-                    for try await piece in streamed.body { try writer.write(piece) }
-                    return streamed.head
+            (head, received) = try await ClientOptions.withClient(configuration: plan.configuration) { client in
+                try await client.stream(plan.request) { streamed in
+                    let writes = writesBody(streamed.head.status)
+                    if writes { try writer.check(announcedLength: streamed.head.headers["Content-Length"]) }
+                    if printsHead { out.write(FetchCommand.headText(streamed.head)) }
+                    guard writes else { return (streamed.head, 0) }
+                    if destination.isNamedByResponse, let path = try destination.path(for: streamed.head) { writer.retarget(to: path) }
+                    var received: Int64 = 0
+                    for try await piece in streamed.body {
+                        received += Int64(piece.count)
+                        try writer.write(piece)
+                    }
+                    return (streamed.head, received)
                 }
             }
-            try writer.finish()
+            if writesBody(head.status) { try writer.finish() } else { writer.abandon() }
         } catch let error as CourierError {
             writer.abandon()
             // Refused credentials: show the final 401's head as any response, then fail.
-            if error.kind == .authenticationFailed, include, let refused = error.response { out.write(FetchCommand.headText(refused)) }
+            if error.kind == .authenticationFailed, printsHead, let refused = error.response { out.write(FetchCommand.headText(refused)) }
             throw CommandFailure(error)
         } catch {
             writer.abandon()
             throw error
         }
-        if fail && head.status >= 400 {
-            throw CommandFailure(.httpError, "the server answered \(head.status) \(head.reasonPhrase) for \(head.url.absoluteString)")
+        if let format = plan.writeOut {
+            out.write(format.render(WriteOut.Values(head, bodyBytes: received, seconds: .now - started)))
         }
+        try checkStatus(of: head)
     }
 }

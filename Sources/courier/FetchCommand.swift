@@ -12,7 +12,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "The URL, or a path joined to --base-url.")
     var url: String
 
-    @Option(name: [.customShort("X"), .long], help: "The method (default GET, or POST when a body is given).")
+    @Option(name: [.customShort("X"), .long], help: "The method (default GET; HEAD with -I, PUT with -T, POST with another body).")
     var method: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable).")
@@ -21,17 +21,13 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("query"), help: "A query item, name=value (repeatable).")
     var queryItems: [String] = []
 
-    @Option(help: "A raw body: TEXT, or @PATH to read a file.")
-    var data: String?
+    @OptionGroup(title: "Body") var body: FetchBodyOptions
 
-    @Option(help: "A JSON body: TEXT, or @PATH to read a file.")
-    var json: String?
+    @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent header (a -H User-Agent wins).")
+    var userAgent: String?
 
-    @Option(name: .customLong("form"), help: "A form field, name=value (repeatable; sent as application/x-www-form-urlencoded, or as a multipart field with --file).")
-    var formFields: [String] = []
-
-    @Option(name: .customLong("file"), help: "A file to upload, name=@PATH[;type=MIME][;filename=NAME] (repeatable; makes the body multipart/form-data, with any --form fields, in command-line order).")
-    var files: [String] = []
+    @Option(name: [.customShort("e"), .customLong("referer")], help: "The Referer header (a -H Referer wins).")
+    var referer: String?
 
     @OptionGroup var client: ClientOptions
 
@@ -39,16 +35,31 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Cache") var cache: FetchCacheOptions
 
-    @Flag(help: "Exit with status 6 when the status is 4xx or 5xx.")
+    @Flag(help: "Exit with status 6 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")
     var fail = false
+
+    @Flag(name: .customLong("fail-with-body"), help: "Exit with status 6 when the status is 4xx or 5xx, once the body is written.")
+    var failWithBody = false
 
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
     var output: String?
+
+    @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Write the body to the current folder, under the last segment of the URL's path, made safe.")
+    var remoteName = false
+
+    @Flag(name: [.customShort("J"), .customLong("remote-header-name")], help: "With -O, take the file name from the response's Content-Disposition, made safe; an existing file is not replaced.")
+    var remoteHeaderName = false
 
     @OptionGroup var limit: SizeLimitOptions
 
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
+
+    @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and print the status line and headers, no body.")
+    var headOnly = false
+
+    @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("Print this text on stdout after the body, with %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %{content_type}, %{num_redirects} and \\n, \\t escapes.", valueName: "format"))
+    var writeOut: String?
 
     @Flag(help: "Ask for a compressed response (Accept-Encoding: gzip, deflate). Compressed bodies are inflated either way.")
     var compressed = false
@@ -73,10 +84,12 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let out = Output.current
-        let (configuration, request) = try FetchPlan(command: self).make()
-        if durable { return try await runDurable(configuration: configuration, request: request, out: out) }
+        let started = ContinuousClock.now
+        let plan = try FetchPlan(command: self).make()
+        let (configuration, request, destination) = (plan.configuration, plan.request, plan.destination)
+        if durable { return try await runDurable(plan, started: started, out: out) }
         if report == nil, configuration.cache == nil {
-            return try await runStreaming(configuration: configuration, request: request, out: out)
+            return try await runStreaming(plan, started: started, out: out)
         }
         let reportsEach = report == .json && cache.deliversTwice
         let response: Response
@@ -86,7 +99,7 @@ struct FetchCommand: AsyncParsableCommand {
                 // One report line per response, as it is delivered: the stored one (if any), then the network's.
                 var last: Response?
                 for try await delivered in client.cachedThenFresh(request) {
-                    try show(delivered, to: out)
+                    try show(delivered, destination: destination, to: out)
                     last = delivered
                 }
                 guard let last else {
@@ -96,13 +109,12 @@ struct FetchCommand: AsyncParsableCommand {
             }
         } catch let error as CourierError {
             // Refused credentials: show the final 401 as any response, then fail.
-            if error.kind == .authenticationFailed, let refused = error.response { try show(refused, to: out) }
+            if error.kind == .authenticationFailed, let refused = error.response { try show(refused, destination: destination, to: out) }
             throw CommandFailure(error)
         }
-        if !reportsEach { try show(response, to: out) }
-        if fail && response.status >= 400 {
-            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
-        }
+        if !reportsEach { try show(response, destination: destination, to: out) }
+        printWriteOut(plan, for: response, started: started, to: out)
+        try checkStatus(of: response)
     }
 
     /// The status line and header fields, as `--include` prints them, control and
@@ -113,21 +125,42 @@ struct FetchCommand: AsyncParsableCommand {
         return head + "\r\n"
     }
 
-    /// Prints the report, or the head (with `--include`) and the body.
-    func show(_ response: Response, to out: Output) throws {
+    /// Prints the report, or the head (with `--include` or `--head`) and the body, to stdout or
+    /// to the file of `destination`.
+    func show(_ response: Response, destination: BodyDestination, to out: Output) throws {
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
-        } else {
-            if include { out.write(FetchCommand.headText(response)) }
-            if let output {
-                do {
-                    try response.body.write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CommandFailure(.invalidInput, "could not write \(output): \(error.localizedDescription)")
-                }
-            } else {
-                out.write(response.body)
+            return
+        }
+        if include || headOnly { out.write(FetchCommand.headText(response)) }
+        guard writesBody(status: response.status) else { return }
+        if let path = try destination.path(for: response) {
+            do {
+                try response.body.write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw CommandFailure(.invalidInput, "could not write \(path): \(error.localizedDescription)")
             }
+        } else {
+            out.write(response.body)
+        }
+    }
+
+    /// Whether the body of a response with `status` is written: not with `--head`, nor for a
+    /// 4xx or 5xx under `--fail` (it is under `--fail-with-body`).
+    func writesBody(status: Int) -> Bool {
+        !headOnly && !(fail && status >= 400)
+    }
+
+    /// Prints `-w`'s text, if any, for a response held whole.
+    func printWriteOut(_ plan: FetchPlan.Made, for response: Response, started: ContinuousClock.Instant, to out: Output) {
+        guard let format = plan.writeOut else { return }
+        out.write(format.render(WriteOut.Values(response, bodyBytes: Int64(response.body.count), seconds: .now - started)))
+    }
+
+    /// Fails with status 6 for a 4xx or 5xx under `--fail` or `--fail-with-body`.
+    func checkStatus(of response: Response) throws {
+        if (fail || failWithBody) && response.status >= 400 {
+            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
         }
     }
 }

@@ -5,13 +5,28 @@ import Foundation
 struct FetchPlan {
     let command: FetchCommand
 
-    func make() throws -> (ClientConfiguration, Request<Response>) {
-        // Streamed, cached and durable runs all write -o: it is checked before any of them sends.
-        if let output = command.output { try PathCheck.writableFile(output, option: "-o") }
-        var configuration = try command.client.configuration()
-        try command.authentication.apply(to: &configuration, url: command.url)
+    /// What `fetch` does: the client's configuration, the request, where the body goes and
+    /// what `-w` prints after it.
+    struct Made {
+        var configuration: ClientConfiguration
+        var request: Request<Response>
+        var destination: BodyDestination
+        var writeOut: WriteOut?
+    }
 
-        var request = Request<Response>(path: command.url)
+    func make() throws -> Made {
+        let url = try requestURL()
+        let writeOut = try command.writeOut.map { format throws(CommandFailure) in try WriteOut(format) }
+        if command.fail && command.failWithBody { throw CommandFailure(.invalidInput, "give --fail or --fail-with-body, not both") }
+        if command.headOnly && command.body.givesBody { throw CommandFailure(.invalidInput, "-I/--head sends no body; leave out the body options or -I") }
+        // Streamed, cached and durable runs all write -o and -O: checked before any of them sends.
+        let destination = try BodyDestination(
+            output: command.output, remoteName: command.remoteName, remoteHeaderName: command.remoteHeaderName, url: url
+        )
+        var configuration = try command.client.configuration()
+        try command.authentication.apply(to: &configuration, url: url)
+
+        var request = Request<Response>(path: url)
         request.validators = []
         request.query = try command.queryItems.map { item in
             guard let equals = item.firstIndex(of: "=") else { return URLQueryItem(name: item, value: nil) }
@@ -21,6 +36,9 @@ struct FetchPlan {
         for header in command.headers {
             let (name, value) = try ClientOptions.header(header)
             request.headers.add(name: name, value: value)
+        }
+        for (name, value) in [("User-Agent", command.userAgent), ("Referer", command.referer)] {
+            if let value, !request.headers.contains(name) { request.headers.add(name: name, value: value) }
         }
         if !command.compressed, !request.headers.contains("Accept-Encoding") {
             // Like curl: ask for the representation as it is, so that the body printed is the
@@ -32,48 +50,33 @@ struct FetchPlan {
             // than the client's own limit, and never more than --max-filesize.
             configuration.limits.maximumBodySize = Int(clamping: min(Int64(configuration.limits.maximumBodySize), limit))
         }
-        request.body = try body()
+        request.body = try command.body.body(arguments: CourierCLI.arguments)
         try command.cache.apply(to: &configuration, request: &request)
         if let method = command.method {
             request.method = HTTPMethod(method)
+        } else if command.headOnly {
+            request.method = .head
+        } else if command.body.uploadFile != nil {
+            request.method = .put
         } else if request.body != nil {
             request.method = .post
         }
-        return (configuration, request)
+        return Made(configuration: configuration, request: request, destination: destination, writeOut: writeOut)
     }
 
-    private func body() throws -> RequestBody? {
-        let isForm = !command.formFields.isEmpty || !command.files.isEmpty
-        let given = [command.data != nil, command.json != nil, isForm].filter { $0 }.count
-        guard given <= 1 else {
-            throw CommandFailure(.invalidInput, "use only one of --data, --json and --form/--file")
+    /// The URL as given, or with `-T FILE`, the file's name appended to a URL whose path ends
+    /// in `/` or is empty, percent-encoded.
+    private func requestURL() throws -> String {
+        guard let upload = command.body.uploadFile else { return command.url }
+        let end = command.url.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? command.url.endIndex
+        let path = command.url[..<end]
+        let name = String(decoding: FetchBodyOptions.percentEncoded(Data(URL(fileURLWithPath: upload).lastPathComponent.utf8)), as: UTF8.self)
+        if path.hasSuffix("/") {
+            return path + name + command.url[end...]
         }
-        if let data = command.data {
-            return .data(try read(data, option: "--data"))
+        if let parsed = URL(string: String(path)), parsed.host != nil, parsed.path.isEmpty {
+            return path + "/" + name + command.url[end...]
         }
-        if let json = command.json {
-            return .data(try read(json, option: "--json"), contentType: "application/json")
-        }
-        let fields = try command.formFields.map { field in
-            guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
-                throw CommandFailure(.invalidInput, "--form \(field) is not name=value")
-            }
-            return (name: String(field[..<equals]), value: String(field[field.index(after: equals)...]))
-        }
-        if !command.files.isEmpty {
-            let files = try command.files.map { text throws(CommandFailure) in try MultipartOptions.FileField(text) }
-            return try MultipartOptions(formFields: fields, files: files, arguments: CourierCLI.arguments).body()
-        }
-        if !fields.isEmpty {
-            return .form(fields.map { ($0.name, $0.value) })
-        }
-        return nil
-    }
-
-    /// TEXT, or the contents of PATH for `@PATH`.
-    private func read(_ argument: String, option: String) throws -> Data {
-        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
-        let path = String(argument.dropFirst())
-        return try PathCheck.contents(of: path, named: "\(option) @\(path)")
+        return command.url
     }
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// `--cacert`, `--pin`, `--cert`/`--key` and `--p12`: the TLS settings of every https request.
+/// `--cacert`, `--pin`, `--cert`/`--key`, `--p12` and `--tls-min` (or curl's `--tlsv1.2` and
+/// `--tlsv1.3`): the TLS settings of every https request.
 struct TLSOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Trust only the CA certificates in this PEM or DER file instead of the system's (repeatable).", valueName: "path"))
     var cacert: [String] = []
@@ -22,6 +23,12 @@ struct TLSOptions: ParsableArguments {
     @Option(name: .customLong("tls-min"), help: ArgumentHelp("The oldest TLS version accepted: 1.2 (default) or 1.3; 1.1 and 1.0 are broken and only for a legacy server you trust.", valueName: "version"))
     var tlsMinimum: String?
 
+    @Flag(name: .customLong("tlsv1.2"), help: "Accept TLS 1.2 or later: the same as --tls-min 1.2, the default.")
+    var tls12 = false
+
+    @Flag(name: .customLong("tlsv1.3"), help: "Accept only TLS 1.3 or later: the same as --tls-min 1.3.")
+    var tls13 = false
+
     @Option(name: .customLong("p12-password-env"), help: ArgumentHelp("The environment variable holding the --p12 password.", valueName: "var"))
     var p12PasswordEnv: String?
 
@@ -38,7 +45,11 @@ struct TLSOptions: ParsableArguments {
             }
         }
         configuration.tls.clientIdentity = try identity(environment: environment)
-        if let tlsMinimum {
+        let floors = [tlsMinimum, tls12 ? "1.2" : nil, tls13 ? "1.3" : nil].compactMap { $0 }
+        guard floors.count <= 1 else {
+            throw CommandFailure(.invalidInput, "give only one of --tls-min, --tlsv1.2 and --tlsv1.3")
+        }
+        if let tlsMinimum = floors.first {
             switch tlsMinimum {
             case "1.3": configuration.tls.minimumVersion = .tls13
             case "1.2": configuration.tls.minimumVersion = .tls12

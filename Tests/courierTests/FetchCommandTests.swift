@@ -99,14 +99,21 @@ struct FetchCommandTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-data-\(UUID().uuidString)")
             try Data("file body\n".utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            let fromFile = await courier("fetch", server.url("/post").absoluteString, "--data", "@\(file.path)")
+            let fromFile = await courier("fetch", server.url("/post").absoluteString, "--data-binary", "@\(file.path)")
             #expect(fromFile.status == 0)
             #expect(server.receivedRequests.last?.method == "POST")
             #expect(server.receivedRequests.last?.bodyString == "file body\n")
+            // --data is curl's -d: a form body, line breaks of the file removed.
+            let stripped = await courier("fetch", server.url("/post").absoluteString, "--data", "@\(file.path)")
+            #expect(stripped.status == 0)
+            #expect(server.receivedRequests.last?.bodyString == "file body")
+            #expect(server.receivedRequests.last?.header("Content-Type") == "application/x-www-form-urlencoded")
+            // --form is curl's -F: always multipart.
             let form = await courier("fetch", server.url("/post").absoluteString, "--form", "a=1 2", "--form", "b=&")
             #expect(form.status == 0)
-            #expect(server.receivedRequests.last?.bodyString == "a=1+2&b=%26")
-            #expect(server.receivedRequests.last?.header("Content-Type") == "application/x-www-form-urlencoded")
+            #expect(server.receivedRequests.last?.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
+            #expect(server.receivedRequests.last?.bodyString.contains("name=\"a\"\r\n\r\n1 2\r\n") == true)
+            #expect(server.receivedRequests.last?.bodyString.contains("name=\"b\"\r\n\r\n&\r\n") == true)
         }
     }
 

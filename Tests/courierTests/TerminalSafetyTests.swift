@@ -30,11 +30,11 @@ private func hostileServerAndFolder(status: Int = 499) async throws -> (FaultSer
 
 @Suite("courier: text from the network is escaped in every message")
 struct TerminalSafetyTests {
-    @Test("fetch --fail -i -v: head lines, verbose lines and the error line are escaped; the body is not")
+    @Test("fetch --fail-with-body -i -v: head lines, verbose lines and the error line are escaped; the body is not")
     func fetch() async throws {
         let server = try await hostileServer()
         defer { Task { try? await server.shutdown() } }
-        let run = await courier("fetch", server.url.absoluteString, "--fail", "-i", "-v")
+        let run = await courier("fetch", server.url.absoluteString, "--fail-with-body", "-i", "-v")
         #expect(run.status == ExitStatus.httpError.rawValue, "\(run.stderr)")
         #expect(run.stdout.hasSuffix("\r\n\r\nbody"))
         #expect(!hasRawControls(run.stdout.replacingOccurrences(of: "\r\n", with: "\n")), "\(run.stdout.debugDescription)")

@@ -10,12 +10,12 @@ import Foundation
 /// `evil\u{202E}txt.exe` read as `evilexe.txt`; see ``PrintableText``), or that is empty after
 /// this, is refused with ``CourierError/Kind/invalidDestination``. Percent-encoding in a plain
 /// `filename` is not decoded: `%2e%2e%2f` stays a harmless literal name.
-enum DownloadFileName {
+public enum DownloadFileName {
     /// The most bytes a file name may have on common file systems.
     static let maximumBytes = 255
 
     /// The safe form of `suggested`.
-    static func sanitized(_ suggested: String) throws(CourierError) -> String {
+    public static func sanitized(_ suggested: String) throws(CourierError) -> String {
         if suggested.unicodeScalars.contains(where: PrintableText.needsEscaping) {
             throw CourierError(
                 .invalidDestination,
@@ -69,7 +69,7 @@ enum DownloadFileName {
 
     /// The name for a download into a folder: the server's from `Content-Disposition`, else
     /// the last segment of the URL's path, else `download`.
-    static func name(contentDisposition: String?, url: URL) throws(CourierError) -> String {
+    public static func name(contentDisposition: String?, url: URL) throws(CourierError) -> String {
         if let field = contentDisposition, let suggested = ContentDisposition.fileName(in: field) {
             return try sanitized(suggested)
         }

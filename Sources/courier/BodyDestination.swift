@@ -1,0 +1,65 @@
+import Courier
+import Foundation
+
+/// Where `fetch` writes a body: stdout, the file of `-o` or `-O` (checked before anything is
+/// sent), or with `-O -J` the file the response's `Content-Disposition` names.
+struct BodyDestination: Sendable {
+    /// The file of `-o`, or of `-O` (the URL's last path segment in the current folder).
+    var path: String?
+    /// `-J`: the response may name the file instead.
+    var isNamedByResponse = false
+
+    /// Stdout.
+    static let standardOutput = BodyDestination(path: nil)
+
+    /// The destination of `-o PATH`, or of `-O` for `url` (with `-J`, of `Content-Disposition`
+    /// first), checked by kind.
+    init(output: String?, remoteName: Bool, remoteHeaderName: Bool, url: String) throws {
+        if remoteHeaderName && !remoteName { throw CommandFailure(.invalidInput, "-J/--remote-header-name needs -O/--remote-name") }
+        if remoteName && output != nil { throw CommandFailure(.invalidInput, "give -o PATH or -O, not both") }
+        if let output {
+            try PathCheck.writableFile(output, option: "-o")
+            path = output
+        } else if remoteName {
+            let path = try Self.remotePath(url: url)
+            try PathCheck.writableFile(path, option: "-O")
+            self.path = path
+            isNamedByResponse = remoteHeaderName
+        }
+    }
+
+    private init(path: String?) {
+        self.path = path
+    }
+
+    /// `-O`'s file: the last segment of `url`'s path, made safe as a download's file name is,
+    /// in the current folder.
+    private static func remotePath(url: String) throws -> String {
+        guard let parsed = URL(string: url), !parsed.path.isEmpty, !parsed.path.hasSuffix("/") else {
+            throw CommandFailure(.invalidInput, "-O: the URL \(url) has no file name at the end of its path; give -o PATH")
+        }
+        do {
+            let name = try DownloadFileName.sanitized(parsed.lastPathComponent)
+            return URL(fileURLWithPath: CourierCLI.currentFolder(), isDirectory: true).appendingPathComponent(name).path
+        } catch {
+            throw CommandFailure(.invalidInput, "-O: \(error.message)")
+        }
+    }
+
+    /// The file for the body of `head`: with `-J`, the name its `Content-Disposition` gives,
+    /// made safe, beside `-O`'s file, which must not exist yet.
+    func path(for head: Response) throws -> String? {
+        guard isNamedByResponse, let path, let field = head.headers["Content-Disposition"] else { return self.path }
+        let file = URL(fileURLWithPath: path)
+        let named: String
+        do {
+            named = file.deletingLastPathComponent().appendingPathComponent(try DownloadFileName.name(contentDisposition: field, url: file)).path
+        } catch {
+            throw CommandFailure(.invalidInput, "-J: \(error.message)")
+        }
+        guard PathCheck.kind(of: named) == .nothing else {
+            throw CommandFailure(.invalidInput, "-J: \(named) exists already and is not replaced; remove it or give -o PATH")
+        }
+        return named
+    }
+}

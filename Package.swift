@@ -1,10 +1,15 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
+/// Set `COURIER_WARNINGS_AS_ERRORS` (as `.ci/run` does) to make any warning in Courier's own
+/// targets an error; warnings inside dependencies are not affected.
+let warningsAsErrors = Context.environment["COURIER_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } ?? false
+
+let strictSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + (warningsAsErrors ? [.treatAllWarnings(as: .error)] : [])
 
 let package = Package(
     name: "Courier",

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Courier
 
 /// The per-request count of refused credentials (MKNetworkKit's rule: three, then give up).

@@ -76,8 +76,9 @@ final class ChannelConnector: Sendable {
                     for attempt in started.values { attempt.channel.close(promise: nil) }
                 }
             }
-            guard let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] })
-                .map({ ($0.handshake, $0.fault) })
+            guard
+                let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] })
+                    .map({ ($0.handshake, $0.fault) })
             else {
                 channel.close(promise: nil)
                 throw ExchangeClosed()

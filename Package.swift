@@ -1,10 +1,15 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
-let strictSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
+/// Set `COURIER_WARNINGS_AS_ERRORS` (as `.ci/run` does) to make any warning in Courier's own
+/// targets an error; warnings inside dependencies are not affected.
+let warningsAsErrors = Context.environment["COURIER_WARNINGS_AS_ERRORS"].map { !$0.isEmpty && $0 != "0" } ?? false
+
+let strictSettings: [SwiftSetting] =
+    [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + (warningsAsErrors ? [.treatAllWarnings(as: .error)] : [])
 
 let package = Package(
     name: "Courier",
@@ -29,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(

@@ -86,9 +86,10 @@ extension TestServerRoutes {
                 return challenge("nonce expired", stale: true)
             }
         }
-        return .json(.object([
-            ("authenticated", .bool(true)), ("user", .string(user)), ("qop", .string(usedQop)), ("nc", .int(Int64(nc))),
-        ]))
+        return .json(
+            .object([
+                ("authenticated", .bool(true)), ("user", .string(user)), ("qop", .string(usedQop)), ("nc", .int(Int64(nc))),
+            ]))
     }
 
     /// `/bearer?token=T`: 200 when `Authorization: Bearer T`, else 401 with an

@@ -25,10 +25,11 @@ final class BodySink {
 
     /// The answer once the body has ended.
     func response() -> TestResponse {
-        .json(.object([
-            ("bytes", .int(Int64(bytes))),
-            ("crc32", .int(Int64(checksum.value))),
-            ("largest_read", .int(Int64(largestRead))),
-        ]))
+        .json(
+            .object([
+                ("bytes", .int(Int64(bytes))),
+                ("crc32", .int(Int64(checksum.value))),
+                ("largest_read", .int(Int64(largestRead))),
+            ]))
     }
 }

@@ -85,7 +85,8 @@ struct BatchCommand: AsyncParsableCommand {
             case .failure(let error):
                 firstFailure = firstFailure ?? (index, error)
                 let url = (error as? CourierError)?.url?.absoluteString ?? items[index].url
-                line = report == .json
+                line =
+                    report == .json
                     ? Report.jsonLine(forFailure: error, index: index, url: url)
                     : "\(index) failed \(url): \(error)"
             }

@@ -33,11 +33,10 @@ struct TestServerUploadTests {
 
     @Test func multipartPartsAreListedWithDecodedExtendedFilenames() async throws {
         try await withTestServer { server in
-            let body = Array((
-                "--b\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nvalue\r\n"
-                + "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"; filename*=UTF-8''%C3%A4.txt\r\n"
-                + "Content-Type: text/plain\r\n\r\ncontent\r\n--b--\r\n"
-            ).utf8)
+            let body = Array(
+                ("--b\r\nContent-Disposition: form-data; name=\"field\"\r\n\r\nvalue\r\n"
+                    + "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"; filename*=UTF-8''%C3%A4.txt\r\n"
+                    + "Content-Type: text/plain\r\n\r\ncontent\r\n--b--\r\n").utf8)
             let response = try await rawRequest(
                 server.port, "POST", "/multipart", headers: ["Content-Type: multipart/form-data; boundary=b"], body: body
             )

@@ -19,7 +19,8 @@ struct BatchCommandTests {
         let reserved = try ReservedPort()
         let refused = reserved.url("/get").absoluteString
         try await withServer { server in
-            let path = try batchFile("""
+            let path = try batchFile(
+                """
                 [
                   {"url": "\(server.url("/delay/0.2?first").absoluteString)"},
                   {"method": "PUT", "url": "\(server.url("/anything/put").absoluteString)", "headers": {"X-Tag": "seven"}, "body": "payload"},
@@ -54,7 +55,8 @@ struct BatchCommandTests {
 
     @Test func failFastStopsAtTheFirstFailureAndReportsTheRestAsCancelled() async throws {
         try await withServer { server in
-            let path = try batchFile("""
+            let path = try batchFile(
+                """
                 [
                   {"url": "\(server.url("/delay/10?a").absoluteString)"},
                   {"url": "\(server.url("/status/500").absoluteString)"},

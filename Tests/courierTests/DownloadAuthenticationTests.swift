@@ -14,13 +14,15 @@ struct DownloadAuthenticationTests {
         return try await body(folder)
     }
 
-    @Test("credentials answer Basic, Digest and bearer endpoints", arguments: [
-        ["/basic-auth/ada/p%3Ass", "--user", "ada:p:ss"],
-        ["/digest-auth/auth/ada/p%3Ass/SHA-256", "--user", "ada:p:ss"],
-        ["/digest-auth/auth-int/ada/p%3Ass/MD5", "--user", "ada:p:ss"],
-        ["/bearer?token=tok-1", "--bearer", "tok-1"],
-        ["/bearer?token=tok-1", "-H", "Authorization: Bearer tok-1"],
-    ])
+    @Test(
+        "credentials answer Basic, Digest and bearer endpoints",
+        arguments: [
+            ["/basic-auth/ada/p%3Ass", "--user", "ada:p:ss"],
+            ["/digest-auth/auth/ada/p%3Ass/SHA-256", "--user", "ada:p:ss"],
+            ["/digest-auth/auth-int/ada/p%3Ass/MD5", "--user", "ada:p:ss"],
+            ["/bearer?token=tok-1", "--bearer", "tok-1"],
+            ["/bearer?token=tok-1", "-H", "Authorization: Bearer tok-1"],
+        ])
     func credentialsAnswerChallenges(arguments: [String]) async throws {
         try await withFolder { folder in
             try await withServer { server in
@@ -45,9 +47,11 @@ struct DownloadAuthenticationTests {
         }
     }
 
-    @Test("credentials follow a same-origin redirect and never cross to another origin", arguments: [
-        ["--bearer", "tok-1"], ["-H", "Authorization: Bearer tok-1"], ["--user", "ada:pw"],
-    ])
+    @Test(
+        "credentials follow a same-origin redirect and never cross to another origin",
+        arguments: [
+            ["--bearer", "tok-1"], ["-H", "Authorization: Bearer tok-1"], ["--user", "ada:pw"],
+        ])
     func credentialsStayOnTheirOrigin(options: [String]) async throws {
         try await withFolder { folder in
             try await TestServer.withServer { first in

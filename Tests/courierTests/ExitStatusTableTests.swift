@@ -25,39 +25,49 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
     }
 
     static let table: [FailureCase] = [
-        each(.connectionFailed, [
-            ["fetch", "REFUSED/get"], ["fetch", "REFUSED/get", "--report", "json"], ["download", "REFUSED/get", "-o", "FOLDER/x", "--attempts", "1"],
-            ["batch", "BATCH"],
-        ], batch: "REFUSED/get"),
-        each(.timeout, [
-            ["fetch", "HTTP/delay/5", "--timeout", "0.2"], ["fetch", "HTTP/delay/5", "--timeout", "0.2", "--report", "json"],
-            ["download", "HTTP/delay/5", "--timeout", "0.2", "--attempts", "1", "-o", "FOLDER/x"], ["batch", "BATCH", "--timeout", "0.2"],
-        ], batch: "HTTP/delay/5"),
+        each(
+            .connectionFailed,
+            [
+                ["fetch", "REFUSED/get"], ["fetch", "REFUSED/get", "--report", "json"], ["download", "REFUSED/get", "-o", "FOLDER/x", "--attempts", "1"],
+                ["batch", "BATCH"],
+            ], batch: "REFUSED/get"),
+        each(
+            .timeout,
+            [
+                ["fetch", "HTTP/delay/5", "--timeout", "0.2"], ["fetch", "HTTP/delay/5", "--timeout", "0.2", "--report", "json"],
+                ["download", "HTTP/delay/5", "--timeout", "0.2", "--attempts", "1", "-o", "FOLDER/x"], ["batch", "BATCH", "--timeout", "0.2"],
+            ], batch: "HTTP/delay/5"),
         each(.tls, [["fetch", "HTTPS/get"], ["download", "HTTPS/get", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "HTTPS/get"),
         each(.httpError, [["fetch", "HTTP/status/404", "--fail"], ["fetch", "HTTP/status/404", "--fail", "--report", "json"], ["download", "HTTP/status/404", "-o", "FOLDER/x"], ["batch", "BATCH", "--fail"]], batch: "HTTP/status/404"),
-        each(.redirect, [
-            ["fetch", "HTTP/redirect/3", "--max-redirects", "1"], ["download", "HTTP/redirect/3", "--max-redirects", "1", "-o", "FOLDER/x"],
-            ["batch", "BATCH", "--max-redirects", "1"],
-        ], batch: "HTTP/redirect/3"),
+        each(
+            .redirect,
+            [
+                ["fetch", "HTTP/redirect/3", "--max-redirects", "1"], ["download", "HTTP/redirect/3", "--max-redirects", "1", "-o", "FOLDER/x"],
+                ["batch", "BATCH", "--max-redirects", "1"],
+            ], batch: "HTTP/redirect/3"),
         each(.malformedResponse, [["fetch", "MALFORMED/"], ["download", "MALFORMED/", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "MALFORMED/"),
-        each(.tooLarge, [
-            ["fetch", "HTTP/bytes/100", "--max-filesize", "10"], ["fetch", "HTTP/stream-bytes/100", "--max-filesize", "10"],
-            ["fetch", "HTTP/bytes/100", "--max-filesize", "10", "--report", "json"], ["fetch", "HTTP/bytes/100", "--max-filesize", "10", "--cache", "FOLDER/cache"],
-            ["download", "HTTP/bytes/100", "--max-filesize", "10", "-o", "FOLDER/x"], ["download", "HTTP/stream-bytes/100", "--max-filesize", "10", "--dir", "FOLDER"],
-        ]),
+        each(
+            .tooLarge,
+            [
+                ["fetch", "HTTP/bytes/100", "--max-filesize", "10"], ["fetch", "HTTP/stream-bytes/100", "--max-filesize", "10"],
+                ["fetch", "HTTP/bytes/100", "--max-filesize", "10", "--report", "json"], ["fetch", "HTTP/bytes/100", "--max-filesize", "10", "--cache", "FOLDER/cache"],
+                ["download", "HTTP/bytes/100", "--max-filesize", "10", "-o", "FOLDER/x"], ["download", "HTTP/stream-bytes/100", "--max-filesize", "10", "--dir", "FOLDER"],
+            ]),
         each(.integrity, [["download", "HTTP/range/64?seed=1&header=Repr-Digest:sha-256=:AAAA:", "-o", "FOLDER/x"]]),
         each(.queue, [["queue", "drop", "no-such-id", "--queue", "FOLDER/q.sqlite"], ["queue", "retry", "no-such-id", "--queue", "FOLDER/q.sqlite"]]),
-        each(.invalidInput, [
-            ["fetch", "HTTP/get", "-H", "no colon"], ["download", "HTTP/get", "-H", "no colon", "-o", "FOLDER/x"],
-            ["queue", "run", "--queue", "FOLDER/q.sqlite", "-H", "no colon"],
-            ["fetch", "HTTP/get", "--timeout", "-1"], ["download", "HTTP/get", "--timeout", "nan"], ["batch", "BATCH", "--timeout", "inf"],
-            ["queue", "run", "--deadline", "0"], ["batch", "BATCH", "--concurrency", "0"], ["download", "HTTP/get", "--attempts", "0"],
-            ["fetch", "HTTP/get", "--no-such-option"], ["download", "HTTP/get", "--no-such-option"], ["batch", "BATCH", "--no-such-option"],
-            ["queue", "list", "--no-such-option"], ["queue", "run", "--no-such-option"], ["cache", "stats", "--no-such-option"], ["demo", "--no-such-option"],
-            ["fetch"], ["download"], ["batch"], ["queue", "drop"], ["cache", "stats"], ["no-such-command"],
-            ["download", "HTTP/get", "-o", "FOLDER/x", "--dir", "FOLDER"], ["fetch", "HTTP/get", "--report", "xml"], ["batch", "BATCH", "--mode", "sometimes"],
-            ["fetch", "ftp://127.0.0.1/x"], ["download", "ftp://127.0.0.1/x", "-o", "FOLDER/x"], ["batch", "BATCH"],
-        ], batch: "ftp://127.0.0.1/x"),
+        each(
+            .invalidInput,
+            [
+                ["fetch", "HTTP/get", "-H", "no colon"], ["download", "HTTP/get", "-H", "no colon", "-o", "FOLDER/x"],
+                ["queue", "run", "--queue", "FOLDER/q.sqlite", "-H", "no colon"],
+                ["fetch", "HTTP/get", "--timeout", "-1"], ["download", "HTTP/get", "--timeout", "nan"], ["batch", "BATCH", "--timeout", "inf"],
+                ["queue", "run", "--deadline", "0"], ["batch", "BATCH", "--concurrency", "0"], ["download", "HTTP/get", "--attempts", "0"],
+                ["fetch", "HTTP/get", "--no-such-option"], ["download", "HTTP/get", "--no-such-option"], ["batch", "BATCH", "--no-such-option"],
+                ["queue", "list", "--no-such-option"], ["queue", "run", "--no-such-option"], ["cache", "stats", "--no-such-option"], ["demo", "--no-such-option"],
+                ["fetch"], ["download"], ["batch"], ["queue", "drop"], ["cache", "stats"], ["no-such-command"],
+                ["download", "HTTP/get", "-o", "FOLDER/x", "--dir", "FOLDER"], ["fetch", "HTTP/get", "--report", "xml"], ["batch", "BATCH", "--mode", "sometimes"],
+                ["fetch", "ftp://127.0.0.1/x"], ["download", "ftp://127.0.0.1/x", "-o", "FOLDER/x"], ["batch", "BATCH"],
+            ], batch: "ftp://127.0.0.1/x"),
     ].flatMap { $0 }
 }
 
@@ -96,10 +106,12 @@ struct ExitStatusTableTests {
         }
     }
 
-    @Test("a batch file with a bad request anywhere is refused before any request is sent", arguments: [
-        #"{"url": "ftp://127.0.0.1/x"}"#, #"{"url": "/x", "headers": {"X-Bad": "a\r\nInjected: 1"}}"#, #"{"url": "/x", "headers": {"Bad Name": "a"}}"#,
-        #"{"url": "/x", "method": "GET /x HTTP/1.1\r\nX:"}"#, #"{"url": "/x", "headers": {"X-Nul": "a\u0000b"}}"#,
-    ])
+    @Test(
+        "a batch file with a bad request anywhere is refused before any request is sent",
+        arguments: [
+            #"{"url": "ftp://127.0.0.1/x"}"#, #"{"url": "/x", "headers": {"X-Bad": "a\r\nInjected: 1"}}"#, #"{"url": "/x", "headers": {"Bad Name": "a"}}"#,
+            #"{"url": "/x", "method": "GET /x HTTP/1.1\r\nX:"}"#, #"{"url": "/x", "headers": {"X-Nul": "a\u0000b"}}"#,
+        ])
     func badBatchRequest(_ bad: String) async throws {
         try await withServer { server in
             let good = "{\"url\": \"\(server.url("/get").absoluteString)\"}"
@@ -113,11 +125,13 @@ struct ExitStatusTableTests {
         }
     }
 
-    @Test("Ctrl-C (the command's task cancelled) ends every command with 130 and one line, and -o leaves nothing", arguments: [
-        ["fetch", "HTTP/get"], ["fetch", "HTTP/get", "--report", "json"], ["fetch", "HTTP/get", "-o", "FOLDER/x"],
-        ["fetch", "HTTP/get", "--cache", "FOLDER/cache"], ["batch", "BATCH"], ["batch", "BATCH", "--mode", "settle"],
-        ["download", "HTTP/get", "-o", "FOLDER/x"],
-    ])
+    @Test(
+        "Ctrl-C (the command's task cancelled) ends every command with 130 and one line, and -o leaves nothing",
+        arguments: [
+            ["fetch", "HTTP/get"], ["fetch", "HTTP/get", "--report", "json"], ["fetch", "HTTP/get", "-o", "FOLDER/x"],
+            ["fetch", "HTTP/get", "--cache", "FOLDER/cache"], ["batch", "BATCH"], ["batch", "BATCH", "--mode", "settle"],
+            ["download", "HTTP/get", "-o", "FOLDER/x"],
+        ])
     func interrupted(_ template: [String]) async throws {
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -7,10 +7,12 @@ import Testing
 
 @Suite("courier fetch --user and --bearer")
 struct FetchAuthenticationTests {
-    @Test("--user answers Basic and every Digest algorithm", arguments: [
-        "/basic-auth/ada/p%3Ass", "/digest-auth/auth/ada/p%3Ass/MD5", "/digest-auth/auth/ada/p%3Ass/SHA-256",
-        "/digest-auth/auth-int/ada/p%3Ass/SHA-256-sess",
-    ])
+    @Test(
+        "--user answers Basic and every Digest algorithm",
+        arguments: [
+            "/basic-auth/ada/p%3Ass", "/digest-auth/auth/ada/p%3Ass/MD5", "/digest-auth/auth/ada/p%3Ass/SHA-256",
+            "/digest-auth/auth-int/ada/p%3Ass/SHA-256-sess",
+        ])
     func userAnswersChallenges(path: String) async throws {
         try await withServer { server in
             let run = await courier("fetch", server.url(path).absoluteString, "--user", "ada:p:ss", "--report", "json")

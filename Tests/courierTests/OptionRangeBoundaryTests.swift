@@ -47,12 +47,14 @@ struct OptionRangeBoundaryTests {
         }
     }
 
-    @Test("--help gives each numeric option's range", arguments: [
-        (["fetch"], ["31536000", "0 to 100", "9223372036854775807"]),
-        (["download"], ["31536000", "1 to 1000"]),
-        (["batch"], ["31536000", "1 to 1024"]),
-        (["queue", "run"], ["31536000"]),
-    ])
+    @Test(
+        "--help gives each numeric option's range",
+        arguments: [
+            (["fetch"], ["31536000", "0 to 100", "9223372036854775807"]),
+            (["download"], ["31536000", "1 to 1000"]),
+            (["batch"], ["31536000", "1 to 1024"]),
+            (["queue", "run"], ["31536000"]),
+        ])
     func helpNamesTheRanges(command: [String], ranges: [String]) async {
         let run = await courier(command + ["--help"])
         #expect(run.status == 0)

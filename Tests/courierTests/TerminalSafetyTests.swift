@@ -15,7 +15,8 @@ private func hasRawControls(_ text: String) -> Bool {
 /// C1 and bidi controls, a file name with a right-to-left override. C1 and bidi characters are
 /// UTF-8 bytes, which HTTP parsers accept.
 private func hostileServer(status: Int = 499, extra: String = "") async throws -> FaultServer {
-    let head = "HTTP/1.1 \(status) Not\u{202E}dnuoF\u{9B}2J\r\n"
+    let head =
+        "HTTP/1.1 \(status) Not\u{202E}dnuoF\u{9B}2J\r\n"
         + "X-Evil: a\u{9B}31mred\u{202E}b\u{2066}c\r\n"
         + "Content-Disposition: attachment; filename*=UTF-8''evil%E2%80%AEgpj.exe\r\n"
         + extra
@@ -101,18 +102,22 @@ struct TerminalSafetyTests {
 
     @Test("a redirect Location and a challenge realm with controls are escaped")
     func redirectAndChallenge() async throws {
-        let redirect = try await FaultServer.start(.raw(Array(
-            "HTTP/1.1 302 Found\r\nLocation: ftp://h/\u{202E}x\u{9B}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
-        )))
+        let redirect = try await FaultServer.start(
+            .raw(
+                Array(
+                    "HTTP/1.1 302 Found\r\nLocation: ftp://h/\u{202E}x\u{9B}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
+                )))
         defer { Task { try? await redirect.shutdown() } }
         let moved = await courier("fetch", redirect.url.absoluteString, "-v")
         #expect(moved.status != 0)
         #expect(!hasRawControls(moved.stderr), "\(moved.stderr.debugDescription)")
         #expect(moved.stderr.split(separator: "\n").filter { $0.hasPrefix("courier: ") }.count == 1)
 
-        let challenge = try await FaultServer.start(.raw(Array(
-            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"a\u{202E}b\u{9B}c\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
-        )))
+        let challenge = try await FaultServer.start(
+            .raw(
+                Array(
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"a\u{202E}b\u{9B}c\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
+                )))
         defer { Task { try? await challenge.shutdown() } }
         let refused = await courier("fetch", challenge.url.absoluteString, "--user", "ada:lovelace", "-v", "-i")
         #expect(refused.status == ExitStatus.authenticationFailed.rawValue, "\(refused.stderr)")

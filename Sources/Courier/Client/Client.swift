@@ -114,7 +114,11 @@ public final class Client: Sendable {
     public func send(_ request: HTTPRequest) async throws -> Response {
         var request = request
         request.sensitiveHeaders.formUnion(configuration.sensitiveHeaders.map { $0.lowercased() })
-        return try await perform(id: request.id, state: nil, validators: []) { () throws(CourierError) in request } finish: { $0 }
+        return try await perform(id: request.id, state: nil, validators: []) { () throws(CourierError) in
+            request
+        } finish: {
+            $0
+        }
     }
 
     /// Sends the request an endpoint describes and returns its decoded value.

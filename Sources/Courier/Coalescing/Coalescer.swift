@@ -52,7 +52,10 @@ final class Coalescer: Sendable {
     private func join(
         _ key: CoalescingKey, waiter: UInt64, continuation: Waiter, exchange: @escaping @Sendable () async throws -> Response
     ) {
-        enum Joined { case refused, waiting, starting(UInt64) }
+        enum Joined {
+            case refused, waiting
+            case starting(UInt64)
+        }
         let joined = state.withLockedValue { state -> Joined in
             // Checked under the lock: a cancellation handler that ran before this found no
             // waiter to remove, and one that runs after finds this one.

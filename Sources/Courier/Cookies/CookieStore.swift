@@ -142,7 +142,8 @@ struct CookieStore: Sendable {
 
     /// Whether `cookie` goes with a request to `target` (RFC 6265 §5.4 step 1).
     static func cookie(_ cookie: Cookie, isSentTo target: CookieTarget) -> Bool {
-        let domainMatches = cookie.isHostOnly || target.isIPAddress
+        let domainMatches =
+            cookie.isHostOnly || target.isIPAddress
             ? target.host == cookie.domain : domain(target.host, matches: cookie.domain)
         return domainMatches && path(target.path, matches: cookie.path) && (!cookie.isSecure || target.isSecure)
     }

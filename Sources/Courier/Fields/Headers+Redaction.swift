@@ -9,10 +9,11 @@ extension Headers {
     /// The fields with the values of ``alwaysRedacted`` headers, and of `extra` (lower-cased
     /// names), replaced by ``redactedValue``; for logs.
     public func redacted(alsoHiding extra: Set<String> = []) -> Headers {
-        Headers(map { field in
-            let name = field.name.lowercased()
-            let hidden = Headers.alwaysRedacted.contains(name) || extra.contains(name)
-            return (field.name, hidden ? Headers.redactedValue : field.value)
-        })
+        Headers(
+            map { field in
+                let name = field.name.lowercased()
+                let hidden = Headers.alwaysRedacted.contains(name) || extra.contains(name)
+                return (field.name, hidden ? Headers.redactedValue : field.value)
+            })
     }
 }

@@ -9,12 +9,14 @@ extension Client {
         let event = ExchangeEvent(request: request)
         for observer in configuration.observers { observer.exchangeWillSend(event) }
         let logger = configuration.logger
-        logger.trace("sending", metadata: [
-            "courier.request": "\(request.id)",
-            "courier.method": "\(request.method)",
-            "courier.url": "\(request.url.absoluteString)",
-            "courier.headers": "\(event.redactedRequestHeaders.pairs)",
-        ])
+        logger.trace(
+            "sending",
+            metadata: [
+                "courier.request": "\(request.id)",
+                "courier.method": "\(request.method)",
+                "courier.url": "\(request.url.absoluteString)",
+                "courier.headers": "\(event.redactedRequestHeaders.pairs)",
+            ])
     }
 
     /// Stores the cookies a hop's response sets, then tells the observers and the logger.
@@ -22,10 +24,12 @@ extension Client {
         configuration.cookies?.store(from: headers, url: request.url)
         let event = ExchangeEvent(request: request, status: status, reasonPhrase: reasonPhrase, responseHeaders: headers)
         for observer in configuration.observers { observer.exchangeDidReceive(event) }
-        configuration.logger.trace("received", metadata: [
-            "courier.request": "\(request.id)",
-            "courier.status": "\(status)",
-            "courier.headers": "\(event.redactedResponseHeaders.pairs)",
-        ])
+        configuration.logger.trace(
+            "received",
+            metadata: [
+                "courier.request": "\(request.id)",
+                "courier.status": "\(status)",
+                "courier.headers": "\(event.redactedResponseHeaders.pairs)",
+            ])
     }
 }

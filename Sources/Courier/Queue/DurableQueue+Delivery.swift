@@ -184,6 +184,8 @@ extension Client {
     func sendOnce(_ request: HTTPRequest) async throws -> Response {
         try await perform(id: request.id, state: nil, validators: [], retryPolicy: RetryPolicy.none) { () throws(CourierError) in
             request
-        } finish: { $0 }
+        } finish: {
+            $0
+        }
     }
 }

@@ -33,7 +33,11 @@ final class NetworkPathWatcher: Sendable {
 /// A Boolean behind a lock, swapped atomically.
 private final class ManagedAtomicFlag: Sendable {
     private let value = NIOLockedValueBox(true)
-    func exchange(_ new: Bool) -> Bool { value.withLockedValue { old in defer { old = new }; return old } }
+    func exchange(_ new: Bool) -> Bool {
+        value.withLockedValue { old in
+            defer { old = new }; return old
+        }
+    }
 }
 #else
 /// On platforms without Network.framework there is no system path signal: the queue relies on

@@ -58,7 +58,8 @@ public struct QueueConfiguration: Sendable {
     /// `Courier/queue.sqlite` in the user's application support folder
     /// (`~/.local/share` on Linux), or in the temporary folder when there is none.
     public static var defaultPath: String {
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return base.appendingPathComponent("Courier").appendingPathComponent("queue.sqlite").path
     }

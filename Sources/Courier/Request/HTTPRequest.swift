@@ -6,31 +6,67 @@ import Foundation
 /// parameters, adding default headers); interceptors may change any field.
 public struct HTTPRequest: Sendable {
     /// The method.
-    public var method: HTTPMethod { get { fields.method } _modify { yield &fields.method } }
+    public var method: HTTPMethod {
+        get { fields.method }
+        _modify { yield &fields.method }
+    }
     /// The absolute URL.
-    public var url: URL { get { fields.url } _modify { yield &fields.url } }
+    public var url: URL {
+        get { fields.url }
+        _modify { yield &fields.url }
+    }
     /// The header fields, as they will be sent (`Host` and `Content-Length` are added by the
     /// transport).
-    public var headers: Headers { get { fields.headers } _modify { yield &fields.headers } }
+    public var headers: Headers {
+        get { fields.headers }
+        _modify { yield &fields.headers }
+    }
     /// The body.
-    public var body: RequestBody? { get { fields.body } _modify { yield &fields.body } }
+    public var body: RequestBody? {
+        get { fields.body }
+        _modify { yield &fields.body }
+    }
     /// The total time allowed, redirects included.
-    public var timeout: Duration? { get { fields.timeout } _modify { yield &fields.timeout } }
+    public var timeout: Duration? {
+        get { fields.timeout }
+        _modify { yield &fields.timeout }
+    }
     /// The scheduling priority.
-    public var priority: RequestPriority { get { fields.priority } _modify { yield &fields.priority } }
+    public var priority: RequestPriority {
+        get { fields.priority }
+        _modify { yield &fields.priority }
+    }
     /// How the request uses the HTTP cache.
-    public var cachePolicy: CachePolicy { get { fields.cachePolicy } _modify { yield &fields.cachePolicy } }
+    public var cachePolicy: CachePolicy {
+        get { fields.cachePolicy }
+        _modify { yield &fields.cachePolicy }
+    }
     /// The application's cache rules for this request, over the client's.
-    public var appCachePolicy: AppCachePolicy? { get { fields.appCachePolicy } _modify { yield &fields.appCachePolicy } }
+    public var appCachePolicy: AppCachePolicy? {
+        get { fields.appCachePolicy }
+        _modify { yield &fields.appCachePolicy }
+    }
     /// Lower-cased names of headers treated as credentials, in addition to `Authorization`,
     /// `Cookie` and `Proxy-Authorization`.
-    public var sensitiveHeaders: Set<String> { get { fields.sensitiveHeaders } _modify { yield &fields.sensitiveHeaders } }
+    public var sensitiveHeaders: Set<String> {
+        get { fields.sensitiveHeaders }
+        _modify { yield &fields.sensitiveHeaders }
+    }
     /// The largest response body collected.
-    public var maximumBodySize: Int { get { fields.maximumBodySize } _modify { yield &fields.maximumBodySize } }
+    public var maximumBodySize: Int {
+        get { fields.maximumBodySize }
+        _modify { yield &fields.maximumBodySize }
+    }
     /// The request's tag.
-    public var tag: Int? { get { fields.tag } _modify { yield &fields.tag } }
+    public var tag: Int? {
+        get { fields.tag }
+        _modify { yield &fields.tag }
+    }
     /// The request's free-form information.
-    public var userInfo: [String: String] { get { fields.userInfo } _modify { yield &fields.userInfo } }
+    public var userInfo: [String: String] {
+        get { fields.userInfo }
+        _modify { yield &fields.userInfo }
+    }
     /// Identifies the request in event hooks and logs.
     public var id: RequestID { fields.id }
     /// Whether the request may share one exchange with identical requests in flight (see

@@ -55,7 +55,8 @@ enum URLBuilder {
             parts = try absoluteParts(String(base[..<colon]) + ":" + path, input: path)
         } else {
             guard let base else {
-                throw CourierError(.invalidURL, "The path \(WireValidation.quoted(path)) is relative and the client has no base URL; set ClientConfiguration.baseURL or pass an absolute URL such as https://example.com\(path.hasPrefix("/") ? "" : "/")\(path).")
+                throw CourierError(
+                    .invalidURL, "The path \(WireValidation.quoted(path)) is relative and the client has no base URL; set ClientConfiguration.baseURL or pass an absolute URL such as https://example.com\(path.hasPrefix("/") ? "" : "/")\(path).")
             }
             guard hasScheme(base), let baseParts = split(base) else {
                 throw CourierError(.invalidURL, "The base URL \(WireValidation.quoted(base)) is not an absolute http or https URL; write it as https://host[:port][/path].")

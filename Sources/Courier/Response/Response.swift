@@ -3,24 +3,51 @@ import Foundation
 /// A response whose body has been collected.
 public struct Response: Sendable {
     /// The status code.
-    public var status: Int { get { fields.status } _modify { yield &fields.status } }
+    public var status: Int {
+        get { fields.status }
+        _modify { yield &fields.status }
+    }
     /// The reason phrase the server sent.
-    public var reasonPhrase: String { get { fields.reasonPhrase } _modify { yield &fields.reasonPhrase } }
+    public var reasonPhrase: String {
+        get { fields.reasonPhrase }
+        _modify { yield &fields.reasonPhrase }
+    }
     /// The header fields, in the order received, names as sent.
-    public var headers: Headers { get { fields.headers } _modify { yield &fields.headers } }
+    public var headers: Headers {
+        get { fields.headers }
+        _modify { yield &fields.headers }
+    }
     /// The body (decompressed when the server compressed it).
-    public var body: Data { get { fields.body } _modify { yield &fields.body } }
+    public var body: Data {
+        get { fields.body }
+        _modify { yield &fields.body }
+    }
     /// The URL that produced this response, after redirects.
-    public var url: URL { get { fields.url } _modify { yield &fields.url } }
+    public var url: URL {
+        get { fields.url }
+        _modify { yield &fields.url }
+    }
     /// The redirects followed to get here, first to last.
-    public var redirects: [RedirectHop] { get { fields.redirects } _modify { yield &fields.redirects } }
+    public var redirects: [RedirectHop] {
+        get { fields.redirects }
+        _modify { yield &fields.redirects }
+    }
     /// When the exchange started, received its first byte and ended.
-    public var timing: Timing { get { fields.timing } _modify { yield &fields.timing } }
+    public var timing: Timing {
+        get { fields.timing }
+        _modify { yield &fields.timing }
+    }
     /// Where the response came from.
-    public var source: Source { get { fields.source } _modify { yield &fields.source } }
+    public var source: Source {
+        get { fields.source }
+        _modify { yield &fields.source }
+    }
     /// The request as last sent (after interceptors and redirects), without the credentials
     /// that ``ClientConfiguration/authentication`` added.
-    public var request: HTTPRequest? { get { fields.request } _modify { yield &fields.request } }
+    public var request: HTTPRequest? {
+        get { fields.request }
+        _modify { yield &fields.request }
+    }
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

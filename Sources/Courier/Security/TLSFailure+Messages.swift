@@ -17,7 +17,8 @@ extension TLSFailure {
         case .clientCertificateRejected:
             return "\(host) refused the client certificate, or required one and got none; check the certificate and key (courier: --cert/--key or --p12) and that the server trusts their issuer."
         case .unsupportedVersion:
-            return "\(host) speaks only a TLS version older than the client's minimum (TLS 1.2 by default), which is broken; have the server upgraded, or, for a legacy server you trust, lower TLSPolicy.minimumVersion to .insecureTLS11 or .insecureTLS10 (courier: --tls-min 1.1)."
+            return
+                "\(host) speaks only a TLS version older than the client's minimum (TLS 1.2 by default), which is broken; have the server upgraded, or, for a legacy server you trust, lower TLSPolicy.minimumVersion to .insecureTLS11 or .insecureTLS10 (courier: --tls-min 1.1)."
         case .unusableMaterial:
             return "A certificate, key or PKCS#12 bundle for \(host) could not be used; check the files and the password."
         default:

@@ -35,10 +35,12 @@ public struct MultipartForm: Sendable {
     public init() {
         var generator = SystemRandomNumberGenerator()
         let bits = (0..<2).map { _ in generator.next() as UInt64 }
-        boundary = "courier-" + bits.map { word in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+        boundary =
+            "courier-"
+            + bits.map { word in
+                let hex = String(word, radix: 16)
+                return String(repeating: "0", count: 16 - hex.count) + hex
+            }.joined()
     }
 
     /// A form with the boundary you choose, for output that is the same on every run (tests,
@@ -48,7 +50,8 @@ public struct MultipartForm: Sendable {
     ///   each a letter, a digit or one of `'()+_,-./:=?`.
     public init(boundary: String) throws(CourierError) {
         let allowed = Set("'()+_,-./:=?".unicodeScalars)
-        let isValid = (1...70).contains(boundary.unicodeScalars.count)
+        let isValid =
+            (1...70).contains(boundary.unicodeScalars.count)
             && boundary.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || allowed.contains($0)) }
         guard isValid else {
             throw CourierError(.invalidBody, "The multipart boundary \"\(boundary)\" is not allowed; use 1 to 70 letters, digits or '()+_,-./:=? characters.")

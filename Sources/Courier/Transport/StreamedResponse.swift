@@ -2,8 +2,8 @@ import Foundation
 
 /// A response whose head has arrived and whose body is read piece by piece.
 ///
-/// ``Client/stream(_:body:)`` and ``Transport/stream(_:deadline:body:)`` hand one to their
-/// closure. The body is paced by its reader: the transport stops reading from the network
+/// ``Client/stream(_:body:)-(HTTPRequest,_)`` (and its typed variant) and
+/// ``Transport/stream(_:deadline:body:)`` hand one to their closure. The body is paced by its reader: the transport stops reading from the network
 /// while a bounded amount (the built-in transport holds at most about 512 KiB) waits to be
 /// taken, so a body of any size costs a bounded amount of memory.
 public struct StreamedResponse: Sendable {

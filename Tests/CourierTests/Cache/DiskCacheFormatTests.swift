@@ -1,8 +1,9 @@
-@testable import Courier
 import CourierTesting
 import Crypto
 import Foundation
 import Testing
+
+@testable import Courier
 
 @Suite("Disk cache storage: file layouts")
 struct DiskCacheFormatTests {

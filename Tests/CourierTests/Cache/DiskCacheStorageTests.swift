@@ -104,7 +104,8 @@ struct DiskCacheStorageTests {
                                 let length = (worker * 9973 + step * 7919) % 30_000
                                 try await storage.store(sampleEntry(key: key, variant: variant, serial: worker * 1000 + step, length: length))
                             case 3:
-                                for entry in try await storage.entries(forKey: key) where entry.key != key
+                                for entry in try await storage.entries(forKey: key)
+                                where entry.key != key
                                     || !SelfDescribingBody.isIntact(entry.body, key: key, variant: entry.variant)
                                 {
                                     damaged += 1

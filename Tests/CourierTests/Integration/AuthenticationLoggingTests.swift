@@ -14,12 +14,15 @@ struct AuthenticationLoggingTests {
         let provider = CountingTokenProvider(initial: "expired-token-0xdead", refreshed: "fresh/token+0xbeef")
         var secrets = ["pa55 w0rd secret", "expired-token-0xdead", "fresh/token+0xbeef"]
         try await withTwoServers { server, bearerServer in
-            try await withClient(server, configure: {
-                $0.interceptors = [LoggingInterceptor(logger: logger, level: .trace)]
-                $0.logger = logger
-                $0.authentication = Authentication(.password(user: "ada", password: "pa55 w0rd secret"))
-                $0.authentication.add(.bearer(provider), for: .origin(bearerServer.baseURL))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.interceptors = [LoggingInterceptor(logger: logger, level: .trace)]
+                    $0.logger = logger
+                    $0.authentication = Authentication(.password(user: "ada", password: "pa55 w0rd secret"))
+                    $0.authentication.add(.bearer(provider), for: .origin(bearerServer.baseURL))
+                }
+            ) { client in
                 // The test routes take the expected password in their path, where the log shows
                 // it percent-encoded ("pa55%20w0rd%20secret"); the password itself must never appear.
                 for algorithm in ["MD5", "SHA-256-sess"] {

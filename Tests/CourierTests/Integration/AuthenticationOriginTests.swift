@@ -22,9 +22,12 @@ struct AuthenticationOriginTests {
     @Test func noCredentialsForAnotherOriginAfterARedirect() async throws {
         let provider = CountingTokenProvider(initial: "token-a", refreshed: "token-a2")
         try await withTwoServers { first, second in
-            try await withClient(first, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
-            }) { client in
+            try await withClient(
+                first,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
+                }
+            ) { client in
                 // A redirect to another origin that challenges: nothing is sent, nothing answered.
                 let target = second.url("/basic-auth/ada/pw").absoluteString
                 let response = try await client.send(Self.redirect(on: first, to: target))
@@ -49,10 +52,13 @@ struct AuthenticationOriginTests {
 
     @Test func onceAChainLeftItsOriginNoHopGetsCredentials() async throws {
         try await withTwoServers { first, second in
-            try await withClient(first, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
-                $0.authentication.add(.bearer("second-token"), for: .origin(second.url("/ignored/path")))
-            }) { client in
+            try await withClient(
+                first,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
+                    $0.authentication.add(.bearer("second-token"), for: .origin(second.url("/ignored/path")))
+                }
+            ) { client in
                 // first → second (which has credentials of its own) → back to first.
                 let back = first.url("/basic-auth/ada/pw").absoluteString
                 let hop = second.url("/redirect-to?url=\(back)").absoluteString
@@ -67,9 +73,12 @@ struct AuthenticationOriginTests {
 
     @Test func aChallengeAfterASameOriginRedirectIsAnswered() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw"))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw"))
+                }
+            ) { client in
                 let response = try await client.send(Self.unvalidated(server.url("/redirect-to?url=/digest-auth/auth/ada/pw/SHA-256")))
                 #expect(response.status == 200)
                 #expect(response.redirects.count == 1)
@@ -81,9 +90,12 @@ struct AuthenticationOriginTests {
 
     @Test func credentialsForOneOriginAreNotSentToTheBaseURL() async throws {
         try await withTwoServers { first, second in
-            try await withClient(first, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw"), for: .origin(second.baseURL))
-            }) { client in
+            try await withClient(
+                first,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw"), for: .origin(second.baseURL))
+                }
+            ) { client in
                 let refused = try await client.send(Self.unvalidated(first.url("/basic-auth/ada/pw")))
                 #expect(refused.status == 401)
                 #expect(first.receivedRequests.count == 1)

@@ -52,7 +52,7 @@ struct AuthenticationSamplesTests {
                 do {
                     _ = try await client.send(Request<Response>(path: "/basic-auth/ada/s3cret"))
                 } catch let error as CourierError where error.kind == .authenticationFailed {
-                    status = error.response?.status ?? 0    // 401: ask the user for the password again
+                    status = error.response?.status ?? 0  // 401: ask the user for the password again
                 }
                 #expect(status == 401)
             }

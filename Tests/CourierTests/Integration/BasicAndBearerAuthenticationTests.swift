@@ -8,9 +8,12 @@ import Testing
 struct BasicAndBearerAuthenticationTests {
     @Test func preemptiveBasicSendsCredentialsWithTheFirstRequest() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
+                }
+            ) { client in
                 _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw"))
                 #expect(server.requests(under: "/basic-auth").count == 1)
                 #expect(server.receivedRequests.first?.header("Authorization") == "Basic YWRhOnB3")
@@ -20,9 +23,12 @@ struct BasicAndBearerAuthenticationTests {
 
     @Test func basicOnChallengeThenUpFrontForTheSameOrigin() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw"))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw"))
+                }
+            ) { client in
                 _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw"))
                 #expect(server.requests(under: "/basic-auth").map { $0.header("Authorization") } == [nil, "Basic YWRhOnB3"])
                 _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw"))
@@ -34,9 +40,12 @@ struct BasicAndBearerAuthenticationTests {
 
     @Test func aWrongBasicPasswordIsSentOnce() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "wrong", preemptive: true))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "wrong", preemptive: true))
+                }
+            ) { client in
                 let error = await courierError { _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw")) }
                 #expect(error?.kind == .authenticationFailed)
                 #expect(error?.response?.status == 401)
@@ -48,9 +57,12 @@ struct BasicAndBearerAuthenticationTests {
 
     @Test func aRequestsOwnAuthorizationIsLeftAlone() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
+                }
+            ) { client in
                 var request = Request<Response>(path: "/basic-auth/ada/pw")
                 request.headers = ["Authorization": "Basic b3RoZXI6b3RoZXI="]
                 request.validators = []
@@ -64,15 +76,18 @@ struct BasicAndBearerAuthenticationTests {
     @Test func fiftyConcurrentRefusalsMakeOneRefresh() async throws {
         let provider = CountingTokenProvider(initial: "old", refreshed: "new")
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.bearer(provider))
-                $0.limits.maximumConcurrentRequestsPerHost = 50
-                // A connection for each, so that no request waits in the connection pool, where a
-                // loaded machine could outlast the connect timeout.
-                $0.limits.maximumConnectionsPerHost = 50
-                // Fifty refusals need fifty exchanges: identical requests would otherwise share one.
-                $0.coalescesRequests = false
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.bearer(provider))
+                    $0.limits.maximumConcurrentRequestsPerHost = 50
+                    // A connection for each, so that no request waits in the connection pool, where a
+                    // loaded machine could outlast the connect timeout.
+                    $0.limits.maximumConnectionsPerHost = 50
+                    // Fifty refusals need fifty exchanges: identical requests would otherwise share one.
+                    $0.coalescesRequests = false
+                }
+            ) { client in
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<50 {
                         group.addTask { try await client.send(Request<Response>(path: "/bearer?token=new")).status }

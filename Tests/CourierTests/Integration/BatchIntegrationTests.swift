@@ -21,9 +21,12 @@ struct HoldBack: Interceptor {
 struct BatchIntegrationTests {
     @Test func failFastCancelsTheOthersAndNamesTheFailure() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.interceptors = [HoldBack(marker: "/status/") { server.receivedRequests.count >= 3 }]
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.interceptors = [HoldBack(marker: "/status/") { server.receivedRequests.count >= 3 }]
+                }
+            ) { client in
                 var batch = Batch(mode: .failFast, maximumConcurrency: 4)
                 let slow = (0..<3).map { batch.add(Request<Data>(path: "/delay/10?slow=\($0)")) }
                 let failing = batch.add(Request<Data>(path: "/status/500"))

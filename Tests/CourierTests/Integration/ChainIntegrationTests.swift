@@ -52,9 +52,11 @@ struct ChainIntegrationTests {
         try await withServer { server in
             try await withClient(server) { client in
                 let stopped = NIOLockedValueBox<ChainError?>(nil)
-                let chain = Chain(hooks: ChainHooks(didStop: { outcome in
-                    if case .failure(let error) = outcome { stopped.withLockedValue { $0 = error } }
-                })) { history in
+                let chain = Chain(
+                    hooks: ChainHooks(didStop: { outcome in
+                        if case .failure(let error) = outcome { stopped.withLockedValue { $0 = error } }
+                    })
+                ) { history in
                     switch history.count {
                     case 0: return .send(Request<Data>(path: "/get?step=0"))
                     case 1: return .send(Request<Data>(path: "/status/404"))

@@ -127,9 +127,9 @@ struct CoalescingTests {
                     #expect(client.coalescer.waiting == 0)
                     server.openGate(item.gate)
                     for task in tasks {
-                    let response = try await task.value
-                    #expect(response.status == 200)
-                }
+                        let response = try await task.value
+                        #expect(response.status == 200)
+                    }
                 }
             }
         }

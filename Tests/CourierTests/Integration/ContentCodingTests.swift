@@ -15,9 +15,11 @@ private func withEachTransport(_ body: (Client) async throws -> Void) async thro
 
 @Suite("Content codings, every layer, on every transport")
 struct ContentCodingTests {
-    @Test("stacked and mixed codings are all undone", arguments: [
-        "gzip", "deflate", "raw-deflate", "gzip,gzip", "deflate,gzip", "gzip,deflate,gzip", "identity,gzip",
-    ])
+    @Test(
+        "stacked and mixed codings are all undone",
+        arguments: [
+            "gzip", "deflate", "raw-deflate", "gzip,gzip", "deflate,gzip", "gzip,deflate,gzip", "identity,gzip",
+        ])
     func everyLayerIsDecoded(coding: String) async throws {
         try await withEachTransport { client in
             let text = try await client.send(Request<String>(path: "/encoded?coding=\(coding)"))

@@ -11,9 +11,11 @@ struct DigestAuthenticationTests {
     static let qops = ["auth", "auth-int", "auth,auth-int"]
 
     func digestClient<T>(_ server: TestServer, password: String = "passwd", _ body: (Client) async throws -> T) async throws -> T {
-        try await withClient(server, configure: {
-            $0.authentication = Authentication(.password(user: "user", password: password))
-        }, body)
+        try await withClient(
+            server,
+            configure: {
+                $0.authentication = Authentication(.password(user: "user", password: password))
+            }, body)
     }
 
     /// A streamed body of `text`, produced anew for each send. Its length is left unknown
@@ -175,9 +177,12 @@ struct DigestAuthenticationTests {
 
     @Test func namesAndPasswordsWithSpecialCharacters() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: #"Jä "q" \"#, password: "Circle of Life:ü"))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: #"Jä "q" \"#, password: "Circle of Life:ü"))
+                }
+            ) { client in
                 let path = "/digest-auth/auth/J%C3%A4%20%22q%22%20%5C/Circle%20of%20Life%3A%C3%BC/SHA-256"
                 let result = try await client.send(Self.request(path))
                 #expect(result.user == #"Jä "q" \"#)

@@ -1,6 +1,7 @@
 import CourierTesting
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Download destinations")

@@ -1,6 +1,7 @@
-import Crypto
 import CourierTesting
+import Crypto
 import Foundation
+
 @testable import Courier
 
 /// The SHA-256 of the file at `url`, read in 1 MiB pieces.

@@ -1,6 +1,7 @@
 import CourierTesting
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Downloads to a file")

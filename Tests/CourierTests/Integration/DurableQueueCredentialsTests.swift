@@ -121,11 +121,14 @@ struct DurableQueueCredentialsTests {
         try await withServer { server in
             try await withQueueFolder { path in
                 let source = SwitchableToken()
-                try await withQueue(path: path, configure: { configuration in
-                    configuration.credentials = source
-                    // Long enough that only credentialsChanged() brings the record back.
-                    configuration.retryPolicy.maximumDelay = .seconds(3600)
-                }) { queue in
+                try await withQueue(
+                    path: path,
+                    configure: { configuration in
+                        configuration.credentials = source
+                        // Long enough that only credentialsChanged() brings the record back.
+                        configuration.retryPolicy.maximumDelay = .seconds(3600)
+                    }
+                ) { queue in
                     // As if it came from a process that ended: only the header's name is left.
                     var request = QueuedRequest(method: .post, url: server.url("/idempotent/changed"), body: .data(Data("c".utf8)))
                     request.credentialHeaderNames = ["Authorization"]

@@ -13,7 +13,12 @@ struct DurableQueueStoreTests {
         defer { withExtendedLifetime(reserved) {} }
         let port = reserved.port
         try await withQueueFolder { path in
-            try await withQueue(path: path, configure: { $0.maximumRecords = 2; $0.deliversOnOpen = false }) { queue in
+            try await withQueue(
+                path: path,
+                configure: {
+                    $0.maximumRecords = 2; $0.deliversOnOpen = false
+                }
+            ) { queue in
                 let request = Request<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent", body: .text("x"))
                 _ = try await queue.enqueue(request)
                 _ = try await queue.enqueue(request)
@@ -120,7 +125,12 @@ struct DurableQueueStoreTests {
     @Test func expiryIsReportedNeverSilent() async throws {
         let clock = ManualDate()
         try await withQueueFolder { path in
-            try await withQueue(path: path, configure: { $0.now = { clock.now }; $0.deliversOnOpen = false }) { queue in
+            try await withQueue(
+                path: path,
+                configure: {
+                    $0.now = { clock.now }; $0.deliversOnOpen = false
+                }
+            ) { queue in
                 let events = await queue.events()
                 // Never sent: the queue does not deliver until `run`, and by then the record is too old.
                 let request = Request<Void>(method: .post, path: "http://127.0.0.1:9/idempotent", body: .text("late"))

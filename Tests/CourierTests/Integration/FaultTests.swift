@@ -59,8 +59,11 @@ struct FaultTests {
         ("a chunk size past Int64", Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nx\r\n0\r\n\r\n".utf8), .malformedResponse),
         ("a Content-Length past Int64", Array("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nx".utf8), .malformedResponse),
         ("a negative Content-Length", Array("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nx".utf8), .malformedResponse),
-        ("5000 interim responses", Array(String(repeating: "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", count: 5000).utf8)
-            + Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), nil),
+        (
+            "5000 interim responses",
+            Array(String(repeating: "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", count: 5000).utf8)
+                + Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), nil
+        ),
     ]
 
     @Test(.timeLimit(.minutes(2)), arguments: 0..<floods.count, [false, true])
@@ -74,9 +77,10 @@ struct FaultTests {
         configuration.timeouts.total = .seconds(90)
         let outcome: Result<Response, CourierError>
         do {
-            outcome = .success(try await Client.withClient(configuration: configuration) { client in
-                try await client.response(for: Request<Response>(path: server.url.absoluteString))
-            })
+            outcome = .success(
+                try await Client.withClient(configuration: configuration) { client in
+                    try await client.response(for: Request<Response>(path: server.url.absoluteString))
+                })
         } catch let error as CourierError {
             outcome = .failure(error)
         }

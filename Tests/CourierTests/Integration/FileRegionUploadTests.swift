@@ -1,6 +1,7 @@
 import CourierTesting
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// Multipart uploads with a file, over plain HTTP (where the built-in transport sends files with
@@ -19,14 +20,14 @@ struct FileRegionUploadTests {
         form.addField("first", named: "title")
         form.addFile(at: file, named: "large")
         form.addData(Data("last".utf8), named: "note")
-        let wire = Data((
-            "--large-file-boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nfirst\r\n"
-            + "--large-file-boundary\r\nContent-Disposition: form-data; name=\"large\"; filename=\"large.bin\"\r\n"
-            + "Content-Type: application/octet-stream\r\n\r\n"
-        ).utf8) + contents + Data((
-            "\r\n--large-file-boundary\r\nContent-Disposition: form-data; name=\"note\"\r\n"
-            + "Content-Type: application/octet-stream\r\n\r\nlast\r\n--large-file-boundary--\r\n"
-        ).utf8)
+        let wire =
+            Data(
+                ("--large-file-boundary\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nfirst\r\n"
+                    + "--large-file-boundary\r\nContent-Disposition: form-data; name=\"large\"; filename=\"large.bin\"\r\n"
+                    + "Content-Type: application/octet-stream\r\n\r\n").utf8) + contents
+            + Data(
+                ("\r\n--large-file-boundary\r\nContent-Disposition: form-data; name=\"note\"\r\n"
+                    + "Content-Type: application/octet-stream\r\n\r\nlast\r\n--large-file-boundary--\r\n").utf8)
         return (form, file, wire)
     }
 

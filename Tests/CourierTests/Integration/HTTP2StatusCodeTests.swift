@@ -39,8 +39,9 @@ struct HTTP2StatusCodeTests {
         }
     }
 
-    @Test("a :status that is not three digits from 100 to 599 is a typed error, buffered or streamed",
-          arguments: ["", "42", "099", "-5", "600", "2000", "abc", "20x", "+200", "0200"])
+    @Test(
+        "a :status that is not three digits from 100 to 599 is a typed error, buffered or streamed",
+        arguments: ["", "42", "099", "-5", "600", "2000", "abc", "20x", "+200", "0200"])
     func invalidStatus(status: String) async throws {
         try await withHTTP2(status: status) { client, url in
             var request = Request<Response>(path: url.absoluteString)

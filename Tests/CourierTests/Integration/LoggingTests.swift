@@ -12,10 +12,13 @@ struct LoggingTests {
     @Test func secretsNeverReachTheLogs() async throws {
         let (logger, handler) = traceLogger()
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.interceptors = [LoggingInterceptor(logger: logger)]
-                $0.logger = logger
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.interceptors = [LoggingInterceptor(logger: logger)]
+                    $0.logger = logger
+                }
+            ) { client in
                 var request = Request<Echo>(path: "/get")
                 request.headers = [
                     "Authorization": Self.secrets[0], "Cookie": Self.secrets[1],

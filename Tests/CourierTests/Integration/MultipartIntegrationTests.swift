@@ -91,13 +91,13 @@ struct MultipartIntegrationTests {
             form.addField("1", named: "id")
             form.addFile(at: notes, named: "notes")
             form.addData(Data([0xC3, 0x28]), named: "raw")
-            let expected = Data((
-                "--courier-test-boundary\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\n1\r\n"
-                + "--courier-test-boundary\r\nContent-Disposition: form-data; name=\"notes\"; filename=\"notes.txt\"\r\n"
-                + "Content-Type: text/plain\r\n\r\nline one\nline two\n\r\n"
-                + "--courier-test-boundary\r\nContent-Disposition: form-data; name=\"raw\"\r\n"
-                + "Content-Type: application/octet-stream\r\n\r\n"
-            ).utf8) + Data([0xC3, 0x28]) + Data("\r\n--courier-test-boundary--\r\n".utf8)
+            let expected =
+                Data(
+                    ("--courier-test-boundary\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\n1\r\n"
+                        + "--courier-test-boundary\r\nContent-Disposition: form-data; name=\"notes\"; filename=\"notes.txt\"\r\n"
+                        + "Content-Type: text/plain\r\n\r\nline one\nline two\n\r\n"
+                        + "--courier-test-boundary\r\nContent-Disposition: form-data; name=\"raw\"\r\n"
+                        + "Content-Type: application/octet-stream\r\n\r\n").utf8) + Data([0xC3, 0x28]) + Data("\r\n--courier-test-boundary--\r\n".utf8)
             try await withServer { server in
                 try await withClient(server) { client in
                     let echo = try await client.send(Request<Echo>(method: .post, path: "/anything", body: try .multipart(form)))
@@ -111,13 +111,15 @@ struct MultipartIntegrationTests {
         }
     }
 
-    @Test("quotes, CR and LF in names and file names cannot forge headers or parts; non-ASCII file names survive", arguments: [
-        ("plain", "plain.txt", "plain", "plain.txt", nil),
-        ("say \"hi\"", "my \"best\" file.txt", "say %22hi%22", "my %22best%22 file.txt", nil),
-        ("x\r\nContent-Type: text/html", "a\r\n\r\nbody.txt", "x%0D%0AContent-Type: text/html", "a%0D%0A%0D%0Abody.txt", nil),
-        ("названия", "résumé \"v2\".pdf", "названия", "resume %22v2%22.pdf", "résumé \"v2\".pdf"),
-        ("emoji", "😀\r\n.png", "emoji", "_%0D%0A.png", "😀\r\n.png"),
-    ] as [(String, String, String, String, String?)])
+    @Test(
+        "quotes, CR and LF in names and file names cannot forge headers or parts; non-ASCII file names survive",
+        arguments: [
+            ("plain", "plain.txt", "plain", "plain.txt", nil),
+            ("say \"hi\"", "my \"best\" file.txt", "say %22hi%22", "my %22best%22 file.txt", nil),
+            ("x\r\nContent-Type: text/html", "a\r\n\r\nbody.txt", "x%0D%0AContent-Type: text/html", "a%0D%0A%0D%0Abody.txt", nil),
+            ("названия", "résumé \"v2\".pdf", "названия", "resume %22v2%22.pdf", "résumé \"v2\".pdf"),
+            ("emoji", "😀\r\n.png", "emoji", "_%0D%0A.png", "😀\r\n.png"),
+        ] as [(String, String, String, String, String?)])
     func escaping(name: String, filename: String, sentName: String, sentFilename: String, extended: String?) async throws {
         var form = MultipartForm()
         form.addData(Data("content".utf8), named: name, filename: filename, contentType: "text/plain")
@@ -175,8 +177,9 @@ struct MultipartIntegrationTests {
         }
     }
 
-    @Test("a file that grows or shrinks during the upload ends it with a typed error, and the server gets no request",
-          arguments: [true, false])
+    @Test(
+        "a file that grows or shrinks during the upload ends it with a typed error, and the server gets no request",
+        arguments: [true, false])
     func fileChangedDuringUpload(grows: Bool) async throws {
         try await withTemporaryFolder { folder in
             let file = folder.appendingPathComponent("growing.log")
@@ -189,7 +192,11 @@ struct MultipartIntegrationTests {
                     var request = Request<Void>(method: .post, path: "/multipart", body: try .multipart(form))
                     // The first call comes before the first byte is read: change the file then.
                     request.uploadProgress = { _ in
-                        guard changed.withLockedValue({ done in defer { done = true }; return !done }) else { return }
+                        guard
+                            changed.withLockedValue({ done in
+                                defer { done = true }; return !done
+                            })
+                        else { return }
                         guard let handle = try? FileHandle(forWritingTo: file) else { return }
                         if grows {
                             _ = try? handle.seekToEnd()

@@ -40,10 +40,13 @@ struct OneRequestPathTests {
         let interceptor = MarkingInterceptor()
         try await withTemporaryFolder { folder in
             try await withServer { server in
-                try await withClient(server, configure: {
-                    $0.authentication = Authentication(credential)
-                    $0.interceptors = [interceptor]
-                }) { client in
+                try await withClient(
+                    server,
+                    configure: {
+                        $0.authentication = Authentication(credential)
+                        $0.interceptors = [interceptor]
+                    }
+                ) { client in
                     let file = folder.appendingPathComponent("answer.json")
                     let result = try await client.download(Request<Void>(path: path), to: .file(file))
                     #expect(result.response.status == 200)
@@ -89,11 +92,14 @@ struct OneRequestPathTests {
     func streamAuthenticatesAndIsUnbounded() async throws {
         let interceptor = MarkingInterceptor()
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "ada", password: "s3cret"))
-                $0.interceptors = [interceptor]
-                $0.limits.maximumBodySize = 64 * 1024
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "ada", password: "s3cret"))
+                    $0.interceptors = [interceptor]
+                    $0.limits.maximumBodySize = 64 * 1024
+                }
+            ) { client in
                 let answer = try await client.stream(Request<Void>(path: "/digest-auth/auth/ada/s3cret/MD5")) { response in
                     try await response.body.collect(upTo: 1 << 20)
                 }

@@ -19,9 +19,12 @@ struct ProxyIntegrationTests {
 
     @Test func requestsAreTunnelledWithCredentialsOnTheProxyHopOnly() async throws {
         try await withProxy(credentials: ProxyIntegrationTests.credentials) { server, proxy in
-            try await withClient(server, configure: {
-                $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: "pr0xy s3cret")
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: "pr0xy s3cret")
+                }
+            ) { client in
                 var request = Request<Response>(path: "/headers")
                 // A Proxy-Authorization of the caller's would only reach the origin: it is dropped.
                 request.headers.add(name: "Proxy-Authorization", value: "Basic c2hvdWxkLW5vdC1sZWFr")
@@ -61,9 +64,12 @@ struct ProxyIntegrationTests {
 
     @Test func wrongCredentialsFailWithTheProxyKind() async throws {
         try await withProxy(credentials: ProxyIntegrationTests.credentials) { server, proxy in
-            try await withClient(server, configure: {
-                $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: "wrong")
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: "wrong")
+                }
+            ) { client in
                 let error = await courierError { _ = try await client.response(for: Request<Response>(path: "/get")) }
                 #expect(error?.kind == .proxy)
                 #expect(error?.requestMayHaveBeenSent == false)

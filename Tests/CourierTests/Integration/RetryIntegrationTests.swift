@@ -14,11 +14,13 @@ struct RetryIntegrationTests {
         events: NIOLockedValueBox<[Int]>,
         _ body: (Client) async throws -> T
     ) async throws -> T {
-        try await withClient(server, configure: {
-            $0.retryPolicy = RetryPolicy(maximumAttempts: attempts, baseDelay: .milliseconds(100))
-            $0.clock = clock
-            $0.observers = [EventHooks(willRetry: { event in events.withLockedValue { $0.append(event.attempt) } })]
-        }, body)
+        try await withClient(
+            server,
+            configure: {
+                $0.retryPolicy = RetryPolicy(maximumAttempts: attempts, baseDelay: .milliseconds(100))
+                $0.clock = clock
+                $0.observers = [EventHooks(willRetry: { event in events.withLockedValue { $0.append(event.attempt) } })]
+            }, body)
     }
 
     @Test func transientFailuresAreRetriedWithBackoffWithinBounds() async throws {

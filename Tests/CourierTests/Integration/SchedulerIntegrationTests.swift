@@ -15,7 +15,9 @@ final class CountingTransport: Transport {
     func resetMost() { counts.withLockedValue { $0.most = $0.now } }
 
     func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
-        counts.withLockedValue { $0.now += 1; $0.most = max($0.most, $0.now) }
+        counts.withLockedValue {
+            $0.now += 1; $0.most = max($0.most, $0.now)
+        }
         defer { counts.withLockedValue { $0.now -= 1 } }
         return try await inner.send(request, deadline: deadline)
     }

@@ -20,15 +20,18 @@ struct SecretRedactionTests {
         var secrets = [proxyPassword, cookieValue, apiKey, password]
         let observed = ObservedExchanges()
         try await withProxy(credentials: .init(user: "proxy-user", password: proxyPassword)) { server, proxy in
-            try await withClient(server, configure: {
-                $0.logger = logger
-                $0.interceptors = [LoggingInterceptor(logger: logger, level: .trace)]
-                $0.cookies = CookieJar()
-                $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: proxyPassword)
-                $0.sensitiveHeaders = ["X-Api-Key"]
-                $0.authentication = Authentication(.password(user: "ada", password: password))
-                $0.observers = [observed]
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.logger = logger
+                    $0.interceptors = [LoggingInterceptor(logger: logger, level: .trace)]
+                    $0.cookies = CookieJar()
+                    $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: proxyPassword)
+                    $0.sensitiveHeaders = ["X-Api-Key"]
+                    $0.authentication = Authentication(.password(user: "ada", password: password))
+                    $0.observers = [observed]
+                }
+            ) { client in
                 // The values travel percent-encoded in the URLs, which are logged; the
                 // decoded secrets must not appear anywhere.
                 _ = try await client.response(for: Request<Response>(path: "/cookies/set?session=\(queryEncoded(cookieValue))"))

@@ -9,7 +9,12 @@ struct StaleConnectionTests {
     func idempotentRequestIsReplayed(method: HTTPMethod) async throws {
         let server = try await FaultServer.start(.closeReusedConnection)
         defer { Task { try? await server.shutdown() } }
-        try await withClient(nil, configure: { $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1 }) { client in
+        try await withClient(
+            nil,
+            configure: {
+                $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1
+            }
+        ) { client in
             for _ in 0..<3 {
                 var request = Request<Response>(method: method, path: "http://127.0.0.1:\(server.port)/")
                 request.validators = []
@@ -23,7 +28,12 @@ struct StaleConnectionTests {
     func postNeedsAKey() async throws {
         let server = try await FaultServer.start(.closeReusedConnection)
         defer { Task { try? await server.shutdown() } }
-        try await withClient(nil, configure: { $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1 }) { client in
+        try await withClient(
+            nil,
+            configure: {
+                $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1
+            }
+        ) { client in
             let url = "http://127.0.0.1:\(server.port)/"
             _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("first")))
             let error = await courierError { _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("second"))) }

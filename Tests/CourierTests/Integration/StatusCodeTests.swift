@@ -17,10 +17,12 @@ struct StatusCodeTests {
         try await server.shutdown()
     }
 
-    @Test("a status outside 100–599 is a typed error, never a crash, buffered or streamed", arguments: [
-        "HTTP/1.1 099 Low\r\n", "HTTP/1.1 000 Zero\r\n", "HTTP/1.1 600 High\r\n", "HTTP/1.1 999 Max\r\n",
-        "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 042 Late\r\n",
-    ])
+    @Test(
+        "a status outside 100–599 is a typed error, never a crash, buffered or streamed",
+        arguments: [
+            "HTTP/1.1 099 Low\r\n", "HTTP/1.1 000 Zero\r\n", "HTTP/1.1 600 High\r\n", "HTTP/1.1 999 Max\r\n",
+            "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 042 Late\r\n",
+        ])
     func outOfRange(head: String) async throws {
         try await respond(head) { port in
             try await withClient(nil) { client in
@@ -36,9 +38,11 @@ struct StatusCodeTests {
         }
     }
 
-    @Test("interim responses before the final one are passed over", arguments: [
-        "HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
-    ])
+    @Test(
+        "interim responses before the final one are passed over",
+        arguments: [
+            "HTTP/1.1 100 Continue\r\n\r\n", "HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n",
+        ])
     func interimResponses(interim: String) async throws {
         try await respond(interim + "HTTP/1.1 201 Created\r\n") { port in
             try await withClient(nil) { client in

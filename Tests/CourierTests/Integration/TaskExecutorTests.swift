@@ -43,10 +43,11 @@ struct TaskExecutorTests {
                 let executor = client.makeTaskExecutor()
                 var loops: Set<ObjectIdentifier?> = []
                 for _ in 0..<3 {
-                    loops.insert(try await withTaskExecutorPreference(executor) {
-                        _ = try await client.send(Request<Data>(path: "/bytes/10"))
-                        return MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
-                    })
+                    loops.insert(
+                        try await withTaskExecutorPreference(executor) {
+                            _ = try await client.send(Request<Data>(path: "/bytes/10"))
+                            return MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
+                        })
                 }
                 #expect(loops.count == 1 && loops.first! != nil)
                 #expect(server.acceptedConnections == 2)

@@ -10,17 +10,17 @@ struct DiskEntryPropertyTests {
     /// Any entry: text of any scalars, any status, headers, tags and body, and finite dates.
     static var entry: Generator<CacheEntry, some SendableSequenceType> {
         zip(
-        zip(Property.unicode(upTo: 30), Property.unicode(upTo: 8), Property.unicode(upTo: 8), Property.integer()),
-        zip(Property.unicode(upTo: 10), Property.unicode(upTo: 20)).array(of: 0...5),
-        zip(Property.unicode(upTo: 6), Property.unicode(upTo: 6)).array(of: 0...3),
-        zip(Property.bytes(upTo: 200), Gen<Double>.double(in: -1e12...1e12), Gen<Double>.double(in: -1e12...1e12))
-    ).map { texts, fields, tags, rest in
-        CacheEntry(
-            key: texts.0, variant: texts.1, status: Int(texts.3), reasonPhrase: texts.2, headers: Headers(fields), body: Data(rest.0),
-            requestDate: Date(timeIntervalSinceReferenceDate: rest.1), responseDate: Date(timeIntervalSinceReferenceDate: rest.2),
-            tags: Dictionary(tags, uniquingKeysWith: { first, _ in first })
-        )
-    }
+            zip(Property.unicode(upTo: 30), Property.unicode(upTo: 8), Property.unicode(upTo: 8), Property.integer()),
+            zip(Property.unicode(upTo: 10), Property.unicode(upTo: 20)).array(of: 0...5),
+            zip(Property.unicode(upTo: 6), Property.unicode(upTo: 6)).array(of: 0...3),
+            zip(Property.bytes(upTo: 200), Gen<Double>.double(in: -1e12...1e12), Gen<Double>.double(in: -1e12...1e12))
+        ).map { texts, fields, tags, rest in
+            CacheEntry(
+                key: texts.0, variant: texts.1, status: Int(texts.3), reasonPhrase: texts.2, headers: Headers(fields), body: Data(rest.0),
+                requestDate: Date(timeIntervalSinceReferenceDate: rest.1), responseDate: Date(timeIntervalSinceReferenceDate: rest.2),
+                tags: Dictionary(tags, uniquingKeysWith: { first, _ in first })
+            )
+        }
     }
 
     @Test("any bytes, with or without a layout's magic, read as an entry or as a miss, never a trap")

@@ -59,10 +59,11 @@ struct PropertyRegressionTests {
 
     @Test func aParameterAfterAToken68IsNotPartOfItsChallenge() {
         let challenges = Challenge.parse(["Basic abc==, realm=x, Digest realm=y, nonce=z"])
-        #expect(challenges == [
-            Challenge(scheme: "basic", token68: "abc=="),
-            Challenge(scheme: "digest", parameters: ["realm": "y", "nonce": "z"]),
-        ])
+        #expect(
+            challenges == [
+                Challenge(scheme: "basic", token68: "abc=="),
+                Challenge(scheme: "digest", parameters: ["realm": "y", "nonce": "z"]),
+            ])
     }
 
     @Test func aFarQueueDateIsALongFiniteWait() {

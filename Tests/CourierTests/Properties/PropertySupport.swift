@@ -87,7 +87,8 @@ enum Property {
     /// them, so that overflow at the limits is tried often.
     static func integer(in range: ClosedRange<Int64> = .min ... .max) -> Generator<Int64, some SendableSequenceType> {
         Generator<Int64, Shrink.None<Int64>> { rng in
-            let edges = [range.lowerBound, range.upperBound, 0, 1, -1, Int64.max, Int64.max - 1, Int64(Int32.max), Int64(UInt32.max)]
+            let edges =
+                [range.lowerBound, range.upperBound, 0, 1, -1, Int64.max, Int64.max - 1, Int64(Int32.max), Int64(UInt32.max)]
                 + [range.lowerBound &+ 1, range.upperBound &- 1].filter { range.contains($0) }
             if rng.next() % 2 == 0 {
                 let edge = edges[Int(rng.next() % UInt64(edges.count))]

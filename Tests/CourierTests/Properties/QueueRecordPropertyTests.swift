@@ -120,7 +120,8 @@ struct QueueRecordPropertyTests {
             for (index, values) in rows.enumerated() {
                 let ((state, attempts, created), (next, expires), (request, outcome)) = values
                 let literals = ["'id\(index)'", "'https://o.test'", "\(index % 2)", state, attempts, created, next, expires ?? "NULL", request, outcome ?? "NULL"]
-                let sql = "INSERT INTO courier_queue (id, origin, is_ordered, state, attempts, created_at, next_attempt_at, expires_at, request, outcome) VALUES ("
+                let sql =
+                    "INSERT INTO courier_queue (id, origin, is_ordered, state, attempts, created_at, next_attempt_at, expires_at, request, outcome) VALUES ("
                     + literals.joined(separator: ", ") + ")"
                 _ = try await store.run(sql, action: "written")
             }

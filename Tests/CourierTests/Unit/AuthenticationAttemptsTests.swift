@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Courier
 
 /// The per-request count of refused credentials: refused when answering again would send the

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import Courier
 
 @Suite("Body hand-off")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Courier
 
 /// `WWW-Authenticate` parsing by RFC 9110 §11: lists of challenges, parameters, token68,
@@ -64,15 +65,17 @@ struct ChallengeParserTests {
         #expect(parsed[1]["Algorithm"] == "SHA-256")
     }
 
-    @Test("The strongest supported scheme wins", arguments: [
-        (#"Basic realm="r", Digest realm="r", nonce="n", algorithm=MD5, Digest realm="r", nonce="m", algorithm=SHA-256"#, "digest SHA-256"),
-        (#"Digest realm="r", nonce="n", algorithm=SHA-256-sess, Digest realm="r", nonce="m", algorithm=MD5-sess"#, "digest SHA-256-sess"),
-        (#"Digest realm="r", nonce="n", Basic realm="r""#, "digest MD5"),
-        (#"Digest realm="r", nonce="n", algorithm=SHA-512-256, Basic realm="r""#, "basic"),
-        (#"Digest realm="r", nonce="n", qop="auth-conf", Basic realm="r""#, "basic"),
-        (#"Digest realm="r", Basic realm="r""#, "basic"),
-        (#"Bearer realm="r", Negotiate abc"#, "none"),
-    ])
+    @Test(
+        "The strongest supported scheme wins",
+        arguments: [
+            (#"Basic realm="r", Digest realm="r", nonce="n", algorithm=MD5, Digest realm="r", nonce="m", algorithm=SHA-256"#, "digest SHA-256"),
+            (#"Digest realm="r", nonce="n", algorithm=SHA-256-sess, Digest realm="r", nonce="m", algorithm=MD5-sess"#, "digest SHA-256-sess"),
+            (#"Digest realm="r", nonce="n", Basic realm="r""#, "digest MD5"),
+            (#"Digest realm="r", nonce="n", algorithm=SHA-512-256, Basic realm="r""#, "basic"),
+            (#"Digest realm="r", nonce="n", qop="auth-conf", Basic realm="r""#, "basic"),
+            (#"Digest realm="r", Basic realm="r""#, "basic"),
+            (#"Bearer realm="r", Negotiate abc"#, "none"),
+        ])
     func strongest(field: String, expected: String) {
         #expect(Authenticator.strongest(Challenge.parse([field]))?.name ?? "none" == expected)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+
 @testable import Courier
 
 @Suite("Cookie jar: parsing, dates and files")
@@ -102,4 +103,3 @@ struct CookieJarTests {
         #expect(missingFolder?.kind == .cookieStorage)
     }
 }
-

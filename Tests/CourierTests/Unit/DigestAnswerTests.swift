@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// Digest answers checked against RFC 7616 §3.9.1, whose published example is the ground truth
@@ -23,10 +24,12 @@ struct DigestAnswerTests {
         )
     }
 
-    @Test("The example responses of RFC 7616 §3.9.1", arguments: [
-        ("MD5", "8ca523f5e9506fed4657c9700eebdbec"),
-        ("SHA-256", "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"),
-    ])
+    @Test(
+        "The example responses of RFC 7616 §3.9.1",
+        arguments: [
+            ("MD5", "8ca523f5e9506fed4657c9700eebdbec"),
+            ("SHA-256", "753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1"),
+        ])
     func rfcExample(algorithm: String, response: String) throws {
         let challenge = try Self.rfcChallenge(algorithm: algorithm)
         #expect(challenge.qopOptions == ["auth", "auth-int"])

@@ -1,19 +1,22 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Download rules")
 struct DownloadRulesTests {
-    @Test("Content-Range values are parsed, malformed ones refused", arguments: [
-        ("bytes 0-99/1000", ContentRange?.some(.init("bytes 0-99/1000")!)),
-        ("bytes 100-199/*", .some(.init("bytes 100-199/*")!)),
-        ("bytes */1000", .some(.init("bytes */1000")!)),
-        ("bytes 5-4/10", nil),
-        ("bytes 0-10/10", nil),
-        ("bytes */*", nil),
-        ("items 0-1/2", nil),
-        ("bytes -1-2/3", nil),
-    ])
+    @Test(
+        "Content-Range values are parsed, malformed ones refused",
+        arguments: [
+            ("bytes 0-99/1000", ContentRange?.some(.init("bytes 0-99/1000")!)),
+            ("bytes 100-199/*", .some(.init("bytes 100-199/*")!)),
+            ("bytes */1000", .some(.init("bytes */1000")!)),
+            ("bytes 5-4/10", nil),
+            ("bytes 0-10/10", nil),
+            ("bytes */*", nil),
+            ("items 0-1/2", nil),
+            ("bytes -1-2/3", nil),
+        ])
     func contentRanges(value: String, expected: ContentRange?) {
         #expect(ContentRange(value) == expected)
     }
@@ -48,13 +51,15 @@ struct DownloadRulesTests {
         #expect(decide(304, offset: 10, total: 20) == .fail(status: 304))
     }
 
-    @Test("a 206 that does not continue the partial file is refused", arguments: [
-        ("bytes 501-999/1000", Int64?.none),
-        ("bytes 0-999/1000", nil),
-        ("bytes 500-1000/1001", nil),
-        ("bytes 500-999/1000", 400),
-        ("garbage", nil),
-    ])
+    @Test(
+        "a 206 that does not continue the partial file is refused",
+        arguments: [
+            ("bytes 501-999/1000", Int64?.none),
+            ("bytes 0-999/1000", nil),
+            ("bytes 500-1000/1001", nil),
+            ("bytes 500-999/1000", 400),
+            ("garbage", nil),
+        ])
     func lyingRanges(range: String, length: Int64?) {
         guard case .reject = decide(206, range: range, length: length, offset: 500, total: 1000) else {
             Issue.record("\(range) was accepted")
@@ -62,15 +67,17 @@ struct DownloadRulesTests {
         }
     }
 
-    @Test("Content-Disposition: filename* first, RFC 8187 decoding, quoted strings", arguments: [
-        ("attachment; filename=\"report.pdf\"", "report.pdf"),
-        ("attachment; filename=plain.txt", "plain.txt"),
-        ("attachment; filename=\"fallback.txt\"; filename*=UTF-8''%E2%82%AC%20rates.txt", "€ rates.txt"),
-        ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
-        ("attachment; filename=\"a \\\"quoted\\\" name.txt\"", "a \"quoted\" name.txt"),
-        ("attachment; filename*=UTF-8''%FF; filename=\"safe.txt\"", "safe.txt"),
-        ("inline", nil),
-    ])
+    @Test(
+        "Content-Disposition: filename* first, RFC 8187 decoding, quoted strings",
+        arguments: [
+            ("attachment; filename=\"report.pdf\"", "report.pdf"),
+            ("attachment; filename=plain.txt", "plain.txt"),
+            ("attachment; filename=\"fallback.txt\"; filename*=UTF-8''%E2%82%AC%20rates.txt", "€ rates.txt"),
+            ("attachment; filename*=iso-8859-1'en'%A3%20rates.txt", "£ rates.txt"),
+            ("attachment; filename=\"a \\\"quoted\\\" name.txt\"", "a \"quoted\" name.txt"),
+            ("attachment; filename*=UTF-8''%FF; filename=\"safe.txt\"", "safe.txt"),
+            ("inline", nil),
+        ])
     func contentDisposition(value: String, expected: String?) {
         #expect(ContentDisposition.fileName(in: value) == expected)
     }
@@ -88,31 +95,33 @@ struct DownloadRulesTests {
         ]
     }()
 
-    @Test("server file names are cut to a safe last component of at most 255 bytes, or refused", arguments: [
-        ("report.pdf", "report.pdf"),
-        ("../../etc/passwd", "passwd"),
-        ("..\\..\\windows\\system.ini", "system.ini"),
-        ("/etc/shadow", "shadow"),
-        ("%2e%2e%2fescape", "%2e%2e%2fescape"),
-        (".bashrc", "bashrc"),
-        ("...hidden", "hidden"),
-        ("dir/", nil),
-        ("..", nil),
-        ("a\u{0}b", nil),
-        ("line\nbreak", nil),
-        ("bell\u{7}", nil),
-        ("csi\u{9B}31m", nil),
-        ("del\u{7F}", nil),
-        ("evil\u{202E}gpj.exe", nil),
-        ("\u{2066}isolate\u{2069}.txt", nil),
-        ("mark\u{200F}.txt", nil),
-        ("arabic\u{61C}.txt", nil),
-        ("-rf", "rf"),
-        ("--help.txt", "help.txt"),
-        (".-.-x", "x"),
-        ("-", nil),
-        ("../-", nil),
-    ] + longNames)
+    @Test(
+        "server file names are cut to a safe last component of at most 255 bytes, or refused",
+        arguments: [
+            ("report.pdf", "report.pdf"),
+            ("../../etc/passwd", "passwd"),
+            ("..\\..\\windows\\system.ini", "system.ini"),
+            ("/etc/shadow", "shadow"),
+            ("%2e%2e%2fescape", "%2e%2e%2fescape"),
+            (".bashrc", "bashrc"),
+            ("...hidden", "hidden"),
+            ("dir/", nil),
+            ("..", nil),
+            ("a\u{0}b", nil),
+            ("line\nbreak", nil),
+            ("bell\u{7}", nil),
+            ("csi\u{9B}31m", nil),
+            ("del\u{7F}", nil),
+            ("evil\u{202E}gpj.exe", nil),
+            ("\u{2066}isolate\u{2069}.txt", nil),
+            ("mark\u{200F}.txt", nil),
+            ("arabic\u{61C}.txt", nil),
+            ("-rf", "rf"),
+            ("--help.txt", "help.txt"),
+            (".-.-x", "x"),
+            ("-", nil),
+            ("../-", nil),
+        ] + longNames)
     func sanitizing(suggested: String, expected: String?) {
         let result = try? DownloadFileName.sanitized(suggested)
         #expect(result == expected)
@@ -126,11 +135,12 @@ struct DownloadRulesTests {
             "Digest": "MD5=AQI=",
             "Content-MD5": "AwQ=",
         ]
-        #expect(BodyDigest.announced(in: headers, isWholeFile: true) == [
-            BodyDigest(algorithm: .sha256, expected: Data([0, 1, 2])),
-            BodyDigest(algorithm: .md5, expected: Data([1, 2])),
-            BodyDigest(algorithm: .md5, expected: Data([3, 4])),
-        ])
+        #expect(
+            BodyDigest.announced(in: headers, isWholeFile: true) == [
+                BodyDigest(algorithm: .sha256, expected: Data([0, 1, 2])),
+                BodyDigest(algorithm: .md5, expected: Data([1, 2])),
+                BodyDigest(algorithm: .md5, expected: Data([3, 4])),
+            ])
         #expect(BodyDigest.announced(in: headers, isWholeFile: false).count == 2)
     }
 

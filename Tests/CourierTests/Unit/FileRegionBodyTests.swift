@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import Courier
 
 /// Stands in for a connection: takes what a body writes, reading file regions back from their
@@ -103,8 +104,9 @@ struct FileRegionBodyTests {
         #expect(values.values.last == TransferProgress(completedBytes: body.length!, totalBytes: body.length))
     }
 
-    @Test("a file that grows, shrinks or is rewritten while it is sent stops the body before its closing delimiter",
-          arguments: ["grow", "shrink", "rewrite"])
+    @Test(
+        "a file that grows, shrinks or is rewritten while it is sent stops the body before its closing delimiter",
+        arguments: ["grow", "shrink", "rewrite"])
     func changedWhileSent(change: String) async throws {
         let fileSize = 2 * regionSize
         let (body, file, _) = try body(fileSize: fileSize)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Headers")
@@ -84,9 +85,10 @@ struct HeadersTests {
         var headers: Headers = ["Accept": "text/html", "X-Mine": "1"]
         let defaults: Headers = ["accept": "*/*", "User-Agent": "Courier", "X-Default": "d"]
         headers.addMissing(from: defaults)
-        #expect(headers.pairs.map { "\($0.0): \($0.1)" } == [
-            "Accept: text/html", "X-Mine: 1", "User-Agent: Courier", "X-Default: d",
-        ])
+        #expect(
+            headers.pairs.map { "\($0.0): \($0.1)" } == [
+                "Accept: text/html", "X-Mine: 1", "User-Agent: Courier", "X-Default: d",
+            ])
     }
 
     @Test("addMissing keeps every value of a multi-valued default header that was absent")
@@ -138,10 +140,11 @@ struct HeadersTests {
             headers: ["Authorization": "Bearer t", "cookie": "c", "Proxy-Authorization": "p", "X-Api-Key": "k", "X-Trace": "t"],
             sensitiveHeaders: ["x-api-key"]
         )
-        #expect(request.redactedHeaders.pairs.map { "\($0.0): \($0.1)" } == [
-            "Authorization: <redacted>", "cookie: <redacted>", "Proxy-Authorization: <redacted>",
-            "X-Api-Key: <redacted>", "X-Trace: t",
-        ])
+        #expect(
+            request.redactedHeaders.pairs.map { "\($0.0): \($0.1)" } == [
+                "Authorization: <redacted>", "cookie: <redacted>", "Proxy-Authorization: <redacted>",
+                "X-Api-Key: <redacted>", "X-Trace: t",
+            ])
         #expect(request.isSensitive("AUTHORIZATION"))
         #expect(request.isSensitive("X-API-KEY"))
         #expect(!request.isSensitive("X-Trace"))

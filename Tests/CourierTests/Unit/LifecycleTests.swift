@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Request lifecycle")
@@ -104,8 +105,9 @@ struct LifecycleTests {
 
     @Test("Raw values are stable names")
     func rawValues() {
-        #expect(Self.allStates.map(\.rawValue) == [
-            "ready", "started", "respondedFromCache", "respondedStaleFromCache", "completed", "failed", "cancelled",
-        ])
+        #expect(
+            Self.allStates.map(\.rawValue) == [
+                "ready", "started", "respondedFromCache", "respondedStaleFromCache", "completed", "failed", "cancelled",
+            ])
     }
 }

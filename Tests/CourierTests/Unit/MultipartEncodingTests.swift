@@ -1,33 +1,38 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Multipart encoding")
 struct MultipartEncodingTests {
-    @Test("Content-Disposition escapes quotes, CR and LF, and adds filename* for non-ASCII names", arguments: [
-        ("field", nil, #"form-data; name="field""#),
-        ("say \"hi\"", nil, #"form-data; name="say %22hi%22""#),
-        ("a\r\nContent-Type: text/html", nil, #"form-data; name="a%0D%0AContent-Type: text/html""#),
-        ("tab\tand\u{0}nul", nil, #"form-data; name="tab%09and%00nul""#),
-        ("名前", nil, #"form-data; name="名前""#),
-        ("f", "report \"final\".pdf", #"form-data; name="f"; filename="report %22final%22.pdf""#),
-        ("f", "two\nlines\r.txt", #"form-data; name="f"; filename="two%0Alines%0D.txt""#),
-        ("f", "résumé.pdf", #"form-data; name="f"; filename="resume.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf"#),
-        ("f", "日本語.txt", #"form-data; name="f"; filename="___.txt"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E.txt"#),
-        ("f", "naïve \"q\"\n😀.txt", #"form-data; name="f"; filename="naive %22q%22%0A_.txt"; filename*=UTF-8''na%C3%AFve%20%22q%22%0A%F0%9F%98%80.txt"#),
-        ("f", "a;b=c's%.txt", #"form-data; name="f"; filename="a;b=c's%.txt""#),
-    ] as [(String, String?, String)])
+    @Test(
+        "Content-Disposition escapes quotes, CR and LF, and adds filename* for non-ASCII names",
+        arguments: [
+            ("field", nil, #"form-data; name="field""#),
+            ("say \"hi\"", nil, #"form-data; name="say %22hi%22""#),
+            ("a\r\nContent-Type: text/html", nil, #"form-data; name="a%0D%0AContent-Type: text/html""#),
+            ("tab\tand\u{0}nul", nil, #"form-data; name="tab%09and%00nul""#),
+            ("名前", nil, #"form-data; name="名前""#),
+            ("f", "report \"final\".pdf", #"form-data; name="f"; filename="report %22final%22.pdf""#),
+            ("f", "two\nlines\r.txt", #"form-data; name="f"; filename="two%0Alines%0D.txt""#),
+            ("f", "résumé.pdf", #"form-data; name="f"; filename="resume.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf"#),
+            ("f", "日本語.txt", #"form-data; name="f"; filename="___.txt"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E.txt"#),
+            ("f", "naïve \"q\"\n😀.txt", #"form-data; name="f"; filename="naive %22q%22%0A_.txt"; filename*=UTF-8''na%C3%AFve%20%22q%22%0A%F0%9F%98%80.txt"#),
+            ("f", "a;b=c's%.txt", #"form-data; name="f"; filename="a;b=c's%.txt""#),
+        ] as [(String, String?, String)])
     func disposition(name: String, filename: String?, expected: String) {
         #expect(MultipartForm.disposition(name: name, filename: filename) == expected)
     }
 
-    @Test("media types are guessed from the extension, case-insensitively", arguments: [
-        ("photo.PNG", "image/png"), ("a.jpeg", "image/jpeg"), ("notes.txt", "text/plain"),
-        ("data.json", "application/json"), ("archive.tar.gz", "application/gzip"), ("doc.pdf", "application/pdf"),
-        ("clip.mp4", "video/mp4"), ("no-extension", "application/octet-stream"),
-        (".hidden", "application/octet-stream"), ("trailing.", "application/octet-stream"),
-        ("unknown.qqq", "application/octet-stream"),
-    ])
+    @Test(
+        "media types are guessed from the extension, case-insensitively",
+        arguments: [
+            ("photo.PNG", "image/png"), ("a.jpeg", "image/jpeg"), ("notes.txt", "text/plain"),
+            ("data.json", "application/json"), ("archive.tar.gz", "application/gzip"), ("doc.pdf", "application/pdf"),
+            ("clip.mp4", "video/mp4"), ("no-extension", "application/octet-stream"),
+            (".hidden", "application/octet-stream"), ("trailing.", "application/octet-stream"),
+            ("unknown.qqq", "application/octet-stream"),
+        ])
     func mediaTypes(filename: String, expected: String) {
         #expect(MediaTypes.type(forFilename: filename) == expected)
     }
@@ -57,11 +62,13 @@ struct MultipartEncodingTests {
         #expect(MultipartForm().contentType.hasPrefix("multipart/form-data; boundary=courier-"))
     }
 
-    @Test("a chosen boundary must be 1 to 70 allowed characters", arguments: [
-        ("simple", true), ("with'()+_,-./:=?", true), (String(repeating: "b", count: 70), true),
-        ("", false), (String(repeating: "b", count: 71), false), ("has space", false),
-        ("quote\"", false), ("line\r\nbreak", false), ("é", false),
-    ])
+    @Test(
+        "a chosen boundary must be 1 to 70 allowed characters",
+        arguments: [
+            ("simple", true), ("with'()+_,-./:=?", true), (String(repeating: "b", count: 70), true),
+            ("", false), (String(repeating: "b", count: 71), false), ("has space", false),
+            ("quote\"", false), ("line\r\nbreak", false), ("é", false),
+        ])
     func chosenBoundary(boundary: String, valid: Bool) {
         let made = try? MultipartForm(boundary: boundary)
         #expect((made != nil) == valid)

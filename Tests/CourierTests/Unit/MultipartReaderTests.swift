@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// Reads a body the way the transport does and returns its bytes.
@@ -29,13 +30,13 @@ struct MultipartReaderTests {
         form.addData(Data([0x00, 0xFF]), named: "blob", filename: "b.bin")
         form.addFile(at: file, named: "notes")
         let body = try RequestBody.multipart(form)
-        let expected = Data((
-            "--XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nAda Lovelace\r\n"
-            + "--XyZ\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-        ).utf8) + Data([0x00, 0xFF]) + Data((
-            "\r\n--XyZ\r\nContent-Disposition: form-data; name=\"notes\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\n"
-            + "file\r\ncontent\r\n--XyZ--\r\n"
-        ).utf8)
+        let expected =
+            Data(
+                ("--XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nAda Lovelace\r\n"
+                    + "--XyZ\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n").utf8) + Data([0x00, 0xFF])
+            + Data(
+                ("\r\n--XyZ\r\nContent-Disposition: form-data; name=\"notes\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+                    + "file\r\ncontent\r\n--XyZ--\r\n").utf8)
         #expect(body.contentType == "multipart/form-data; boundary=XyZ")
         #expect(body.length == Int64(expected.count))
         let bytes = try await collect(body)
@@ -67,8 +68,9 @@ struct MultipartReaderTests {
         #expect(gauge.highWaterMark > 0 && gauge.highWaterMark <= MultipartReader.chunkSize)
     }
 
-    @Test("a file that grows, shrinks, is rewritten or disappears after it was measured is an error, not a body",
-          arguments: ["grow", "shrink", "rewrite", "remove"])
+    @Test(
+        "a file that grows, shrinks, is rewritten or disappears after it was measured is an error, not a body",
+        arguments: ["grow", "shrink", "rewrite", "remove"])
     func changedFile(change: String) async throws {
         let original = Data(repeating: 7, count: 3 * MultipartReader.chunkSize)
         let file = try temporaryFile(original)

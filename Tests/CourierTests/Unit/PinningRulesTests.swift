@@ -1,6 +1,7 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// Pin parsing, host patterns and the choice of a host's TLS settings.
 @Suite("Pins, host patterns and per-host TLS settings")

@@ -1,36 +1,41 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 @Suite("Printable text: control and bidirectional characters from the network are escaped")
 struct PrintableTextTests {
-    @Test("each escaped character becomes a visible \\u{HEX}", arguments: [
-        ("\u{0}", "\\u{0}"),
-        ("\u{7}", "\\u{7}"),
-        ("\t", "\\u{9}"),
-        ("\n", "\\u{A}"),
-        ("\r", "\\u{D}"),
-        ("\u{1B}[2J", "\\u{1B}[2J"),
-        ("\u{7F}", "\\u{7F}"),
-        ("\u{80}", "\\u{80}"),
-        ("\u{85}", "\\u{85}"),
-        ("\u{9B}31m", "\\u{9B}31m"),
-        ("\u{9F}", "\\u{9F}"),
-        ("\u{61C}", "\\u{61C}"),
-        ("\u{200E}\u{200F}", "\\u{200E}\\u{200F}"),
-        ("a\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}b", "a\\u{202A}\\u{202B}\\u{202C}\\u{202D}\\u{202E}b"),
-        ("\u{2066}\u{2067}\u{2068}\u{2069}", "\\u{2066}\\u{2067}\\u{2068}\\u{2069}"),
-        ("\u{2028}\u{2029}", "\\u{2028}\\u{2029}"),
-    ])
+    @Test(
+        "each escaped character becomes a visible \\u{HEX}",
+        arguments: [
+            ("\u{0}", "\\u{0}"),
+            ("\u{7}", "\\u{7}"),
+            ("\t", "\\u{9}"),
+            ("\n", "\\u{A}"),
+            ("\r", "\\u{D}"),
+            ("\u{1B}[2J", "\\u{1B}[2J"),
+            ("\u{7F}", "\\u{7F}"),
+            ("\u{80}", "\\u{80}"),
+            ("\u{85}", "\\u{85}"),
+            ("\u{9B}31m", "\\u{9B}31m"),
+            ("\u{9F}", "\\u{9F}"),
+            ("\u{61C}", "\\u{61C}"),
+            ("\u{200E}\u{200F}", "\\u{200E}\\u{200F}"),
+            ("a\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}b", "a\\u{202A}\\u{202B}\\u{202C}\\u{202D}\\u{202E}b"),
+            ("\u{2066}\u{2067}\u{2068}\u{2069}", "\\u{2066}\\u{2067}\\u{2068}\\u{2069}"),
+            ("\u{2028}\u{2029}", "\\u{2028}\\u{2029}"),
+        ])
     func escapes(raw: String, escaped: String) {
         #expect(PrintableText.escaping(raw) == escaped)
         #expect(!PrintableText.escaping(raw).unicodeScalars.contains(where: PrintableText.needsEscaping))
     }
 
-    @Test("text without such characters is unchanged, and escaping twice changes nothing", arguments: [
-        "plain text", "€ rates — naïve café", "\\u{1B} written by hand", "日本語", "emoji 👩‍👩‍👧 with a joiner", "\u{A0}non-breaking", "\u{A1}",
-        "\u{201F}\u{2030}\u{2065}\u{206A}",
-    ])
+    @Test(
+        "text without such characters is unchanged, and escaping twice changes nothing",
+        arguments: [
+            "plain text", "€ rates — naïve café", "\\u{1B} written by hand", "日本語", "emoji 👩‍👩‍👧 with a joiner", "\u{A0}non-breaking", "\u{A1}",
+            "\u{201F}\u{2030}\u{2065}\u{206A}",
+        ])
     func keepsOrdinaryText(text: String) {
         #expect(PrintableText.escaping(text) == text)
         let hostile = "a\u{1B}]0;title\u{7}b\u{202E}c" + text

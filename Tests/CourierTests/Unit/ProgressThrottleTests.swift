@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import Testing
+
 @testable import Courier
 
 @Suite("Upload progress throttling")

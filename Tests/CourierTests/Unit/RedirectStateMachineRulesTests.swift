@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// Method rewriting, limits, loops, insecure redirects and Location resolution.
@@ -225,11 +226,12 @@ struct RedirectStateMachineRulesTests {
             }
             current = next
         }
-        #expect(machine.hops == [
-            RedirectHop(status: 301, from: UnitSupport.url("http://a.example/1"), to: UnitSupport.url("http://a.example/2")),
-            RedirectHop(status: 307, from: UnitSupport.url("http://a.example/2"), to: UnitSupport.url("http://b.example/3")),
-            RedirectHop(status: 303, from: UnitSupport.url("http://b.example/3"), to: UnitSupport.url("http://b.example/4")),
-        ])
+        #expect(
+            machine.hops == [
+                RedirectHop(status: 301, from: UnitSupport.url("http://a.example/1"), to: UnitSupport.url("http://a.example/2")),
+                RedirectHop(status: 307, from: UnitSupport.url("http://a.example/2"), to: UnitSupport.url("http://b.example/3")),
+                RedirectHop(status: 303, from: UnitSupport.url("http://b.example/3"), to: UnitSupport.url("http://b.example/4")),
+            ])
         #expect(current.method == .get)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// The credential matrix: statuses × kind of origin change × chain shape, driving
@@ -21,7 +22,9 @@ struct RedirectStateMachineTests {
     }
 
     enum Chain: String, Sendable, CaseIterable {
-        case aToB = "a→b", aToBToB = "a→b→b", aToBToA = "a→b→a"
+        case aToB = "a→b"
+        case aToBToB = "a→b→b"
+        case aToBToA = "a→b→a"
     }
 
     struct Scenario: Sendable, CustomTestStringConvertible {

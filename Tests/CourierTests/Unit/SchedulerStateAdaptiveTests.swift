@@ -67,7 +67,8 @@ struct SchedulerStateAdaptiveTests {
                 if state.arrive(id: nextID, host: host, priority: .default) { running.append(host) }
             } else {
                 let host = running.remove(at: Int(generator.next() % UInt64(running.count)))
-                let sample = generator.next() % 8 == 0
+                let sample =
+                    generator.next() % 8 == 0
                     ? Self.overload
                     : AdaptiveLimitTests.good(10 + Int(generator.next() % 15))
                 running += state.finish(host: host, sample: sample).map { hosts[$0]! }

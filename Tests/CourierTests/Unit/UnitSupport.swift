@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// Helpers shared by the unit suites (namespaced to avoid clashing with the integration tests,

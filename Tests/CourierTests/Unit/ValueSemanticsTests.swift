@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Courier
 
 /// Responses and requests share their fields between copies; a change to one copy must never

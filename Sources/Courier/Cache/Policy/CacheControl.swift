@@ -134,9 +134,11 @@ struct RequestDirectives: Sendable {
     /// The directives of `request`.
     init(_ request: HTTPRequest) {
         control = CacheControl(request.headers)
-        let pragma = control.isEmpty
+        let pragma =
+            control.isEmpty
             && request.headers.values(for: "Pragma").contains { $0.lowercased().contains("no-cache") }
-        noCache = control.contains("no-cache") || pragma
+        noCache =
+            control.contains("no-cache") || pragma
             || request.cachePolicy == .noCache || request.cachePolicy == .cachedThenFresh
         noStore = control.contains("no-store") || request.cachePolicy == .noStore
         onlyIfCached = control.contains("only-if-cached")

@@ -7,7 +7,10 @@ import Foundation
 /// whole file, `Content-MD5` (RFC 1864); SHA-256 and MD5 are understood, other algorithms are
 /// ignored.
 struct BodyDigest: Equatable {
-    enum Algorithm: String { case sha256 = "sha-256", md5 }
+    enum Algorithm: String {
+        case sha256 = "sha-256"
+        case md5
+    }
 
     var algorithm: Algorithm
     var expected: Data

@@ -75,10 +75,13 @@ final class ChannelConnector: Sendable {
             let channel = try await withTaskCancellationHandler {
                 try await bootstrap.connect(host: host, port: port).get()
             } onCancel: {
-                attempts.withLockedValue { $0.values.forEach { $0.channel.close(promise: nil) } }
+                attempts.withLockedValue { started in
+                    for attempt in started.values { attempt.channel.close(promise: nil) }
+                }
             }
-            guard let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] })
-                .map({ ($0.handshake, $0.fault) })
+            guard
+                let (handshake, fault) = attempts.withLockedValue({ $0[ObjectIdentifier(channel)] })
+                    .map({ ($0.handshake, $0.fault) })
             else {
                 channel.close(promise: nil)
                 throw ExchangeClosed()

@@ -76,11 +76,13 @@ final class ChannelPool: Sendable {
 
     /// Returns a connection whose exchange ended; it is kept when `reusable` and there is room.
     func release(_ connection: Connection, key: Key, reusable: Bool) {
-        let kept = reusable && connection.channel.isActive && state.withLockedValue { state in
-            guard !state.isShutDown, state.idle[key, default: []].count < maximumIdlePerKey else { return false }
-            state.idle[key, default: []].append(Idle(connection: connection, since: .now))
-            return true
-        }
+        let kept =
+            reusable && connection.channel.isActive
+            && state.withLockedValue { state in
+                guard !state.isShutDown, state.idle[key, default: []].count < maximumIdlePerKey else { return false }
+                state.idle[key, default: []].append(Idle(connection: connection, since: .now))
+                return true
+            }
         if !kept { connection.channel.close(promise: nil) }
     }
 

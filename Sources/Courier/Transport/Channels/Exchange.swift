@@ -34,10 +34,12 @@ final class Exchange: Sendable {
         }
         do {
             return try await whileCancellable {
-                try await self.channel.triggerUserOutboundEvent(ExchangeHandler.Start(
+                try await self.channel.triggerUserOutboundEvent(
+                    ExchangeHandler.Start(
                         handoff: self.handoff, finished: self.finished, url: self.request.url,
                         method: self.request.method.rawValue, decompression: self.decompression
-                    )).get()
+                    )
+                ).get()
                 do {
                     try await self.write()
                 } catch let error where error is ChannelError || error is IOError {

@@ -52,7 +52,12 @@ struct ClientCertificateCacheTests {
         let policy = setup.policy(identity(setup.client))
         try await withTLSServer(setup.serverTLS) { server in
             for expected in [("hit 1", Response.Source.network), ("hit 1", .cache)] {
-                let (body, source) = try await withClient(server, configure: { $0.tls = policy; $0.cache = CacheConfiguration(storage: storage) }) { client in
+                let (body, source) = try await withClient(
+                    server,
+                    configure: {
+                        $0.tls = policy; $0.cache = CacheConfiguration(storage: storage)
+                    }
+                ) { client in
                     try await fetch(client, "/cacheable?cc=max-age=600")
                 }
                 #expect(body == expected.0 && source == expected.1)

@@ -7,7 +7,9 @@ import Foundation
 /// `--json`, `-F/--form` and `--file` (multipart), and `-T/--upload-file`. Only one of these
 /// four kinds of body can be given.
 struct FetchBodyOptions: ParsableArguments {
-    @Option(name: [.customShort("d"), .customLong("data"), .customLong("data-ascii")], help: ArgumentHelp("Data to send: TEXT, @PATH (the file, CR and LF removed) or @- (stdin, likewise); sent as application/x-www-form-urlencoded unless -H gives a Content-Type (repeatable; joined with &).", valueName: "data"))
+    @Option(
+        name: [.customShort("d"), .customLong("data"), .customLong("data-ascii")],
+        help: ArgumentHelp("Data to send: TEXT, @PATH (the file, CR and LF removed) or @- (stdin, likewise); sent as application/x-www-form-urlencoded unless -H gives a Content-Type (repeatable; joined with &).", valueName: "data"))
     var data: [String] = []
 
     @Option(name: .customLong("data-raw"), help: ArgumentHelp("Data to send as it is, a leading @ included (repeatable; joined with &).", valueName: "text"))
@@ -22,7 +24,9 @@ struct FetchBodyOptions: ParsableArguments {
     @Option(help: "A JSON body: TEXT, or @PATH to read a file.")
     var json: String?
 
-    @Option(name: [.customShort("F"), .customLong("form")], help: ArgumentHelp("A multipart/form-data part: name=value, name=<PATH (the value read from a file) or name=@PATH[;type=MIME][;filename=NAME] (a file) (repeatable, in command-line order with --file).", valueName: "part"))
+    @Option(
+        name: [.customShort("F"), .customLong("form")],
+        help: ArgumentHelp("A multipart/form-data part: name=value, name=<PATH (the value read from a file) or name=@PATH[;type=MIME][;filename=NAME] (a file) (repeatable, in command-line order with --file).", valueName: "part"))
     var formFields: [String] = []
 
     @Option(name: .customLong("file"), help: "A file to upload, name=@PATH[;type=MIME][;filename=NAME] (repeatable; makes the body multipart/form-data, with any --form parts, in command-line order).")

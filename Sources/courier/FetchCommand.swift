@@ -58,7 +58,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and print the status line and headers, no body.")
     var headOnly = false
 
-    @Option(name: [.customShort("w"), .customLong("write-out")], help: ArgumentHelp("Print this text on stdout after the body, with %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %{content_type}, %{num_redirects} and \\n, \\t escapes.", valueName: "format"))
+    @Option(
+        name: [.customShort("w"), .customLong("write-out")],
+        help: ArgumentHelp("Print this text on stdout after the body, with %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %{content_type}, %{num_redirects} and \\n, \\t escapes.", valueName: "format"))
     var writeOut: String?
 
     @Flag(help: "Ask for a compressed response (Accept-Encoding: gzip, deflate). Compressed bodies are inflated either way.")

@@ -151,9 +151,12 @@ struct DigestAuthenticationTests {
 
     @Test func basicSentUpFrontAndRefusedIsFollowedByDigest() async throws {
         try await withServer { server in
-            try await withClient(server, configure: {
-                $0.authentication = Authentication(.password(user: "user", password: "passwd", preemptive: true))
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.authentication = Authentication(.password(user: "user", password: "passwd", preemptive: true))
+                }
+            ) { client in
                 let result = try await client.send(Self.request("/digest-auth/auth/user/passwd/MD5"))
                 #expect(result.nc == 1)
                 let fields = server.requests(under: "/digest-auth").map { $0.header("Authorization") ?? "" }

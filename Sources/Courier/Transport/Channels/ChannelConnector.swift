@@ -65,10 +65,11 @@ final class ChannelConnector: Sendable {
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     let fault = Connection.Fault(nil)
                     attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (channel, handshake.futureResult, fault) }
-                    try sync.addHandler(ExchangeHandler(
-                        handshake: handshake, handshakeDeadline: limit.end,
-                        readTimeout: configuration.readTimeout.map { .nanoseconds($0.nanoseconds) }, fault: fault
-                    ))
+                    try sync.addHandler(
+                        ExchangeHandler(
+                            handshake: handshake, handshakeDeadline: limit.end,
+                            readTimeout: configuration.readTimeout.map { .nanoseconds($0.nanoseconds) }, fault: fault
+                        ))
                 }
             }
         do {

@@ -21,10 +21,13 @@ struct VerifiedConnectionTests {
     @Test func aReusedConnectionGivesTheNextRequestTheWholeReadTimeout() async throws {
         let world = try TLSWorld()
         try await withTLSServer(world.serverTLS) { server in
-            try await withClient(server, configure: {
-                $0.tls = world.trustingAuthority
-                $0.timeouts.read = .seconds(4)
-            }) { client in
+            try await withClient(
+                server,
+                configure: {
+                    $0.tls = world.trustingAuthority
+                    $0.timeouts.read = .seconds(4)
+                }
+            ) { client in
                 try await expectOK(client, "/get")
                 try await Task.sleep(for: .seconds(3))
                 let slow = try await client.response(for: Request<Response>(path: "/delay/2"))

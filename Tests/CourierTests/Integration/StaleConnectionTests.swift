@@ -7,16 +7,9 @@ import Testing
 struct StaleConnectionTests {
     @Test("an idempotent request is sent once more on a new connection, outside the retry policy", arguments: [HTTPMethod.get, .head, .put, .delete])
     func idempotentRequestIsReplayed(method: HTTPMethod) async throws {
-        let server = try await FaultServer.start(.closeReusedConnection)
-        defer { Task { try? await server.shutdown() } }
-        try await withClient(
-            nil,
-            configure: {
-                $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1
-            }
-        ) { client in
+        try await withStaleServer { url, client in
             for _ in 0..<3 {
-                var request = Request<Response>(method: method, path: "http://127.0.0.1:\(server.port)/")
+                var request = Request<Response>(method: method, path: url)
                 request.validators = []
                 let response = try await client.send(request)
                 #expect(response.status == 200)
@@ -26,15 +19,7 @@ struct StaleConnectionTests {
 
     @Test("a POST is replayed only with an Idempotency-Key")
     func postNeedsAKey() async throws {
-        let server = try await FaultServer.start(.closeReusedConnection)
-        defer { Task { try? await server.shutdown() } }
-        try await withClient(
-            nil,
-            configure: {
-                $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1
-            }
-        ) { client in
-            let url = "http://127.0.0.1:\(server.port)/"
+        try await withStaleServer { url, client in
             _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("first")))
             let error = await courierError { _ = try await client.send(Request<Response>(method: .post, path: url, body: .text("second"))) }
             #expect(error?.kind == .connectionFailed)
@@ -43,6 +28,22 @@ struct StaleConnectionTests {
             var keyed = Request<Response>(method: .post, path: url, body: .text("fourth"))
             keyed.headers.add(name: "Idempotency-Key", value: "k-4")
             #expect(try await client.send(keyed).status == 200)
+        }
+    }
+
+    /// Runs `body` with the URL of a server that closes each kept-alive connection as it is
+    /// reused, and a client with one connection per host and no retry policy, so that only
+    /// the stale-connection replay can save a request.
+    private func withStaleServer(_ body: (String, Client) async throws -> Void) async throws {
+        let server = try await FaultServer.start(.closeReusedConnection)
+        defer { Task { try? await server.shutdown() } }
+        try await withClient(
+            nil,
+            configure: {
+                $0.retryPolicy = .none; $0.limits.maximumConnectionsPerHost = 1
+            }
+        ) { client in
+            try await body("http://127.0.0.1:\(server.port)/", client)
         }
     }
 }

@@ -29,7 +29,10 @@ struct QueueKillRestartTests {
                     let point = KillPoint.allCases[index % KillPoint.allCases.count]
                     let tag = "r\(index)"
                     points[tag] = point
-                    let url = server.url("/idempotent/\(tag)?delay=0.5").absoluteString
+                    // The server holds its answer long enough that the kill lands before it even
+                    // when this test wakes late on a loaded machine.
+                    let delay = point == .afterTheServerApplied ? "5" : "0.5"
+                    let url = server.url("/idempotent/\(tag)?delay=\(delay)").absoluteString
                     let child = try ChildProcess.launch(["fetch", url, "--data", tag, "--durable", "--queue", path, "--tag", tag])
                     switch point {
                     case .immediately:

@@ -85,6 +85,7 @@ let package = Package(
                 "Courier",
                 "CourierTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -18,6 +18,7 @@ struct CourierCLI: AsyncParsableCommand {
     /// Ctrl-C ends the process at once).
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        EventLoopCount.configure(for: arguments, environment: ProcessInfo.processInfo.environment)
         let command = Task { await run(arguments, output: .standard) }
         let status = await Interruption.value(of: command)
         Foundation.exit(status)

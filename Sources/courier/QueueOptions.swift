@@ -4,7 +4,7 @@ import Foundation
 
 /// `--queue PATH`, shared by `fetch --durable` and the `queue` subcommands.
 struct QueueOptions: ParsableArguments {
-    @Option(name: .customLong("queue"), help: "The queue's database file, a regular file or a path where one can be made (default: \(QueueConfiguration.defaultPath)).")
+    @Option(name: .customLong("queue"), help: "The queue's database file, a regular file or a path where one can be made (default: Courier/queue.sqlite in the user's application support folder, ~/.local/share on Linux).")
     var path: String?
 
     /// The queue configuration these options describe.

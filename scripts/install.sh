@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds `courier` in release mode and installs it with its manual page and shell completions.
+#
+#   scripts/install.sh [PREFIX]        PREFIX defaults to ~/.local
+#
+# Installs:
+#   PREFIX/bin/courier                                  the tool (Swift runtime linked in)
+#   PREFIX/share/man/man1/courier.1                     `man courier`
+#   PREFIX/share/bash-completion/completions/courier    bash completion
+#   PREFIX/share/zsh/site-functions/_courier            zsh completion
+#   PREFIX/share/fish/vendor_completions.d/courier.fish fish completion
+#
+# bash-completion and fish read these folders for PREFIX=/usr/local and ~/.local; for zsh, add
+# PREFIX/share/zsh/site-functions to fpath before compinit. Nothing outside PREFIX is touched.
+set -euo pipefail
+
+prefix="${1:-$HOME/.local}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+case "$(uname -s)" in
+    Linux) static=(--static-swift-stdlib) ;;
+    *) static=() ;;
+esac
+
+echo "building courier and its manual-page generator (release)…"
+swift build -c release --product courier "${static[@]}"
+swift build -c release --product generate-manual "${static[@]}"
+bin="$(swift build -c release "${static[@]}" --show-bin-path)"
+
+umask 022
+mkdir -p "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \
+    "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
+
+install -m 0755 "$bin/courier" "$prefix/bin/courier"
+
+manual="$(mktemp -d)"
+trap 'rm -rf "$manual"' EXIT
+"$bin/generate-manual-tool" "$bin/courier" --output-directory "$manual" >/dev/null
+install -m 0644 "$manual/courier.1" "$prefix/share/man/man1/courier.1"
+
+"$prefix/bin/courier" --generate-completion-script bash >"$prefix/share/bash-completion/completions/courier"
+"$prefix/bin/courier" --generate-completion-script zsh >"$prefix/share/zsh/site-functions/_courier"
+"$prefix/bin/courier" --generate-completion-script fish >"$prefix/share/fish/vendor_completions.d/courier.fish"
+
+echo "installed $prefix/bin/courier, its manual page and bash, zsh and fish completions"
+case ":$PATH:" in
+    *":$prefix/bin:"*) ;;
+    *) echo "add $prefix/bin to PATH to run courier" ;;
+esac

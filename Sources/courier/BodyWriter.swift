@@ -1,26 +1,52 @@
+import Courier
 import Foundation
 import NIOConcurrencyHelpers
 
 /// Where `fetch` writes a streamed body: stdout, or a file given with `-o` that is written
 /// beside its destination and moved into place only once the whole body has arrived. Refuses
 /// a body past `--max-filesize`.
+///
+/// On stdout, a JSON body that the terminal style lays out is held until it is complete (up to
+/// `TerminalStyle.maximumBodyBytes`; past that it is written as received). A file's bytes are
+/// never changed; while one is written, a long transfer shows a progress line on a stderr
+/// terminal.
 final class BodyWriter: Sendable {
     private struct State {
         var written: Int64 = 0
         var handle: FileHandle?
         var destination: URL?
+        /// The JSON body held to be laid out, and its media type.
+        var held: (body: Data, mediaType: String?)?
+        var total: Int64?
     }
+
+    /// How long a command writing to a file runs before its progress line appears.
+    static let progressDelay = Duration.seconds(1)
 
     private let out: Output
     private let temporary: URL?
     private let limit: Int64?
+    private let style: TerminalStyle
+    private let progress: DownloadProgressLine?
     private let state: NIOLockedValueBox<State>
 
     /// Opens the working file for `path`, if there is one, before anything is sent: a path
     /// that cannot be written fails the command first.
-    init(path: String?, out: Output, limit: Int64?) throws {
+    ///
+    /// - Parameters:
+    ///   - style: how a body written to stdout is shown.
+    ///   - progressSince: when the command started, if a long transfer to the file may show a
+    ///     progress line (not with `-s`); it does only when stderr is a terminal, from
+    ///     ``progressDelay`` after that instant.
+    init(path: String?, out: Output, limit: Int64?, style: TerminalStyle = .asReceived, progressSince: ContinuousClock.Instant? = nil) throws {
         self.out = out
         self.limit = limit
+        self.style = style
+        if path != nil, let progressSince, out.progress != nil {
+            self.progress = DownloadProgressLine(output: out, quietUntil: progressSince + Self.progressDelay)
+        } else {
+            self.progress = nil
+        }
         var state = State()
         if let path {
             let destination = URL(fileURLWithPath: path)
@@ -46,19 +72,39 @@ final class BodyWriter: Sendable {
         throw tooLarge(limit)
     }
 
+    /// Takes note of the head of the body about to be written: its length for the progress
+    /// line, its media type for the terminal style.
+    func begin(_ head: Response) {
+        state.withLockedValue { state in
+            state.total = head.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            if state.handle == nil, style.laysOut(mediaType: head.mediaType) { state.held = (Data(), head.mediaType) }
+        }
+        progress?.update(TransferProgress(completedBytes: 0, totalBytes: state.withLockedValue { $0.total }))
+    }
+
     /// Writes one piece of the body.
     func write(_ piece: Data) throws {
-        let handle = try state.withLockedValue { state -> FileHandle? in
+        let (handle, release, progress) = try state.withLockedValue { state -> (FileHandle?, Data?, TransferProgress) in
             state.written += Int64(piece.count)
             if let limit, state.written > limit { throw tooLarge(limit) }
-            return state.handle
+            let progress = TransferProgress(completedBytes: state.written, totalBytes: state.total)
+            guard state.held != nil else { return (state.handle, piece, progress) }
+            state.held!.body.append(piece)
+            // Too large to lay out: what was held, and the rest, go out as received.
+            guard let body = state.held?.body, body.count > TerminalStyle.maximumBodyBytes else { return (nil, nil, progress) }
+            state.held = nil
+            return (nil, body, progress)
         }
-        guard let handle else { return out.write(piece) }
+        guard let handle else {
+            if let release { out.write(release) }
+            return
+        }
         do {
             try handle.write(contentsOf: piece)
         } catch {
             throw CommandFailure(.invalidInput, "could not write \(state.withLockedValue { $0.destination }?.path ?? "the file"): \(error.localizedDescription)")
         }
+        self.progress?.update(progress)
     }
 
     /// Makes `path`, in the same folder, the file the complete body is moved to (`-O -J`: the
@@ -67,8 +113,10 @@ final class BodyWriter: Sendable {
         state.withLockedValue { $0.destination = URL(fileURLWithPath: path) }
     }
 
-    /// Moves the complete body into place.
+    /// Writes a held body, laid out, or moves the complete body into place.
     func finish() throws {
+        if let held = takeHeld() { out.write(style.body(held.body, mediaType: held.mediaType)) }
+        progress?.finishLine()
         let (handle, destination) = state.withLockedValue { ($0.handle, $0.destination) }
         guard let handle, let destination, let temporary else { return }
         do {
@@ -84,11 +132,21 @@ final class BodyWriter: Sendable {
         }
     }
 
-    /// Removes the working file of a body that did not arrive whole.
+    /// Writes what a held body had received, as received; removes the working file of a body
+    /// that did not arrive whole.
     func abandon() {
+        if let held = takeHeld() { out.write(held.body) }
+        progress?.finishLine()
         guard let temporary else { return }
         try? state.withLockedValue { $0.handle }?.close()
         try? FileManager.default.removeItem(at: temporary)
+    }
+
+    private func takeHeld() -> (body: Data, mediaType: String?)? {
+        state.withLockedValue { state in
+            defer { state.held = nil }
+            return state.held
+        }
     }
 
     private func tooLarge(_ limit: Int64) -> CommandFailure {

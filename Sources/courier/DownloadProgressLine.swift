@@ -4,7 +4,8 @@ import NIOConcurrencyHelpers
 
 /// Draws a download's progress: a redrawn bar on a terminal (bytes, rate, time left), plain
 /// lines on stderr otherwise, one per tenth of the file (or per 10 MiB when the length is
-/// unknown) and one at the end.
+/// unknown) and one at the end. With a quiet start, nothing is drawn before that instant, so
+/// a short transfer leaves no line behind.
 final class DownloadProgressLine: Sendable {
     private struct State {
         var start: (bytes: Int64, at: ContinuousClock.Instant)?
@@ -15,10 +16,12 @@ final class DownloadProgressLine: Sendable {
 
     private let output: Output
     private let now: @Sendable () -> ContinuousClock.Instant
+    private let quietUntil: ContinuousClock.Instant?
     private let state = NIOLockedValueBox(State())
 
-    init(output: Output, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+    init(output: Output, quietUntil: ContinuousClock.Instant? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.output = output
+        self.quietUntil = quietUntil
         self.now = now
     }
 
@@ -29,8 +32,9 @@ final class DownloadProgressLine: Sendable {
                 // The first value sets the origin of the rate: a resumed download counts only
                 // what this run transfers.
                 state.start = (progress.completedBytes, instant)
-                return output.progress == nil ? nil : Self.describe(progress, rate: nil)
+                return output.progress == nil || quietUntil.map({ instant < $0 }) == true ? nil : Self.describe(progress, rate: nil)
             }
+            if let quietUntil, instant < quietUntil { return nil }
             let elapsed = instant - start.at
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let rate = seconds > 0 ? Double(progress.completedBytes - start.bytes) / seconds : nil

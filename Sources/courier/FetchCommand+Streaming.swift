@@ -6,7 +6,8 @@ extension FetchCommand {
     /// arrives, in bounded memory: the head first with `--include` or `--head`, then `-w`'s text.
     func runStreaming(_ plan: FetchPlan.Made, started: ContinuousClock.Instant, out: Output) async throws {
         let destination = plan.destination
-        let writer = try BodyWriter(path: destination.path, out: out, limit: limit.maxFilesize)
+        let style = TerminalStyle(pretty: outputStyle.pretty, output: out)
+        let writer = try BodyWriter(path: destination.path, out: out, limit: limit.maxFilesize, style: style, progressSince: client.silent ? nil : started)
         let printsHead = include || headOnly
         let writesBody = self.writesBody
         let head: Response
@@ -16,9 +17,10 @@ extension FetchCommand {
                 try await client.stream(plan.request) { streamed in
                     let writes = writesBody(streamed.head.status)
                     if writes { try writer.check(announcedLength: streamed.head.headers["Content-Length"]) }
-                    if printsHead { out.write(FetchCommand.headText(streamed.head)) }
+                    if printsHead { out.write(style.head(streamed.head)) }
                     guard writes else { return (streamed.head, 0) }
                     if destination.isNamedByResponse, let path = try destination.path(for: streamed.head) { writer.retarget(to: path) }
+                    writer.begin(streamed.head)
                     var received: Int64 = 0
                     for try await piece in streamed.body {
                         received += Int64(piece.count)
@@ -31,7 +33,7 @@ extension FetchCommand {
         } catch let error as CourierError {
             writer.abandon()
             // Refused credentials: show the final 401's head as any response, then fail.
-            if error.kind == .authenticationFailed, printsHead, let refused = error.response { out.write(FetchCommand.headText(refused)) }
+            if error.kind == .authenticationFailed, printsHead, let refused = error.response { out.write(style.head(refused)) }
             throw CommandFailure(error)
         } catch {
             writer.abandon()

@@ -58,6 +58,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and print the status line and headers, no body.")
     var headOnly = false
 
+    @OptionGroup(title: "Terminal") var outputStyle: OutputStyleOptions
+
     @Option(
         name: [.customShort("w"), .customLong("write-out")],
         help: ArgumentHelp("Print this text on stdout after the body, with %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %{content_type}, %{num_redirects} and \\n, \\t escapes.", valueName: "format"))
@@ -119,14 +121,6 @@ struct FetchCommand: AsyncParsableCommand {
         try checkStatus(of: response)
     }
 
-    /// The status line and header fields, as `--include` prints them, control and
-    /// bidirectional characters escaped.
-    static func headText(_ response: Response) -> String {
-        var head = "HTTP/1.1 \(response.status) \(PrintableText.escaping(response.reasonPhrase))\r\n"
-        for field in response.headers { head += PrintableText.escaping("\(field.name): \(field.value)") + "\r\n" }
-        return head + "\r\n"
-    }
-
     /// Prints the report, or the head (with `--include` or `--head`) and the body, to stdout or
     /// to the file of `destination`.
     func show(_ response: Response, destination: BodyDestination, to out: Output) throws {
@@ -134,7 +128,8 @@ struct FetchCommand: AsyncParsableCommand {
             out.write(Report.jsonLine(for: response) + "\n")
             return
         }
-        if include || headOnly { out.write(FetchCommand.headText(response)) }
+        let style = TerminalStyle(pretty: outputStyle.pretty, output: out)
+        if include || headOnly { out.write(style.head(response)) }
         guard writesBody(status: response.status) else { return }
         if let path = try destination.path(for: response) {
             do {
@@ -143,7 +138,7 @@ struct FetchCommand: AsyncParsableCommand {
                 throw CommandFailure(.invalidInput, "could not write \(path): \(error.localizedDescription)")
             }
         } else {
-            out.write(response.body)
+            out.write(style.body(response.body, mediaType: response.mediaType))
         }
     }
 

@@ -13,14 +13,19 @@ struct Output: Sendable {
     private let writeError: @Sendable (String) -> Void
     /// Rewrites the progress line; `nil` when stderr is not a terminal.
     let progress: (@Sendable (String) -> Void)?
+    /// Whether stdout is a terminal, where `fetch` may lay out and colour what it prints (see
+    /// `TerminalStyle`).
+    let standardOutputIsTerminal: Bool
 
     init(
         out: @escaping @Sendable (Data) -> Void,
         error: @escaping @Sendable (String) -> Void,
-        progress: (@Sendable (String) -> Void)? = nil
+        progress: (@Sendable (String) -> Void)? = nil,
+        standardOutputIsTerminal: Bool = false
     ) {
         self.writeOut = out
         self.writeError = error
+        self.standardOutputIsTerminal = standardOutputIsTerminal
         if let progress {
             self.progress = { @Sendable text in progress(Output.printable(keepingLineBreaks: text)) }
         } else {
@@ -31,7 +36,8 @@ struct Output: Sendable {
     static let standard = Output(
         out: { FileHandle.standardOutput.write($0) },
         error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-        progress: isatty(STDERR_FILENO) == 1 ? redrawOnStandardError : nil
+        progress: isatty(STDERR_FILENO) == 1 ? redrawOnStandardError : nil,
+        standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1
     )
 
     /// Carriage return, erase to the end of the line, then the new text.
@@ -60,14 +66,16 @@ struct Output: Sendable {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { PrintableText.escaping(String($0)) }.joined(separator: "\n")
     }
 
-    /// An output that collects everything, for tests; with `terminal`, progress lines too.
-    static func capturing(terminal: Bool = false) -> (Output, CapturedOutput) {
+    /// An output that collects everything, for tests; with `terminal`, progress lines too (stderr
+    /// is a terminal); with `standardOutputIsTerminal`, stdout is taken for a terminal.
+    static func capturing(terminal: Bool = false, standardOutputIsTerminal: Bool = false) -> (Output, CapturedOutput) {
         let captured = CapturedOutput()
         let progress: @Sendable (String) -> Void = { line in captured.progressLines.withLockedValue { $0.append(line) } }
         let output = Output(
             out: { data in captured.out.withLockedValue { $0.append(data) } },
             error: { line in captured.err.withLockedValue { $0 += line + "\n" } },
-            progress: terminal ? progress : nil
+            progress: terminal ? progress : nil,
+            standardOutputIsTerminal: standardOutputIsTerminal
         )
         return (output, captured)
     }

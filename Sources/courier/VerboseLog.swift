@@ -23,7 +23,8 @@ struct VerboseLog: RequestObserver {
     }
 
     func exchangeDidReceive(_ event: ExchangeEvent) {
-        var lines = ["< HTTP/1.1 \(event.status ?? 0) \(event.reasonPhrase ?? "")"]
+        let version = event.protocolVersion ?? .http11
+        var lines = ["< " + HeadText.statusLine(version, status: event.status ?? 0, reasonPhrase: event.reasonPhrase ?? "")]
         lines += event.redactedResponseHeaders.map { "< \($0.name): \($0.value)" }
         lines.append("<")
         for line in lines { output.error(line) }

@@ -13,13 +13,19 @@ public struct ExchangeEvent: Sendable {
     public var reasonPhrase: String?
     /// The response headers, once the head arrived.
     public var responseHeaders: Headers?
+    /// The version of HTTP the response arrived over, once the head arrived.
+    public var protocolVersion: Response.ProtocolVersion?
 
     /// Creates an event.
-    public init(request: HTTPRequest, status: Int? = nil, reasonPhrase: String? = nil, responseHeaders: Headers? = nil) {
+    public init(
+        request: HTTPRequest, status: Int? = nil, reasonPhrase: String? = nil, responseHeaders: Headers? = nil,
+        protocolVersion: Response.ProtocolVersion? = nil
+    ) {
         self.request = request
         self.status = status
         self.reasonPhrase = reasonPhrase
         self.responseHeaders = responseHeaders
+        self.protocolVersion = protocolVersion
     }
 
     /// The request headers with secrets replaced by `<redacted>`.

@@ -22,7 +22,7 @@ extension Client {
     /// Each hop takes its origin's credentials from the authenticator while the chain stays
     /// on its first origin, and the cookie jar's cookies for its own URL
     /// (``prepareHop(_:)``); waits for its scheduler slot; stores the cookies its response
-    /// sets and tells the observers (``finishHop(_:status:reasonPhrase:headers:)``). A 401
+    /// sets and tells the observers (``finishHop(_:head:)``). A 401
     /// the authenticator can answer, and a redirect the policy follows, are read to their end
     /// (when short) and lead to the next hop. Once a redirect leaves the first origin, no
     /// credential is added and no challenge answered, like the redirect rule that removes
@@ -57,7 +57,7 @@ extension Client {
                     headArrived = true
                     let status = streamed.head.status
                     let location = streamed.head.headers["Location"]
-                    finishHop(outgoing, status: status, reasonPhrase: streamed.head.reasonPhrase, headers: streamed.head.headers)
+                    finishHop(outgoing, head: streamed.head)
                     if status == 401, let authenticator,
                         try await authenticator.answers(streamed.headWithCollectedBody, to: current, sent: credentials, attempts: &attempts)
                     {

@@ -20,9 +20,12 @@ extension Client {
     }
 
     /// Stores the cookies a hop's response sets, then tells the observers and the logger.
-    func finishHop(_ request: HTTPRequest, status: Int, reasonPhrase: String, headers: Headers) {
+    func finishHop(_ request: HTTPRequest, head: Response) {
+        let (status, headers) = (head.status, head.headers)
         configuration.cookies?.store(from: headers, url: request.url)
-        let event = ExchangeEvent(request: request, status: status, reasonPhrase: reasonPhrase, responseHeaders: headers)
+        let event = ExchangeEvent(
+            request: request, status: status, reasonPhrase: head.reasonPhrase, responseHeaders: headers, protocolVersion: head.protocolVersion
+        )
         for observer in configuration.observers { observer.exchangeDidReceive(event) }
         configuration.logger.trace(
             "received",

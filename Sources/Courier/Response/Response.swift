@@ -42,6 +42,12 @@ public struct Response: Sendable {
         get { fields.source }
         _modify { yield &fields.source }
     }
+    /// The version of HTTP the response arrived over (HTTP/1.1 for a response whose version
+    /// is not known, such as one stored before versions were kept).
+    public var protocolVersion: ProtocolVersion {
+        get { fields.protocolVersion }
+        _modify { yield &fields.protocolVersion }
+    }
     /// The request as last sent (after interceptors and redirects), without the credentials
     /// that ``ClientConfiguration/authentication`` added.
     public var request: HTTPRequest? {
@@ -60,6 +66,7 @@ public struct Response: Sendable {
         var timing: Timing
         var source: Source
         var request: HTTPRequest?
+        var protocolVersion: ProtocolVersion
     }
 
     private var storage: CopyOnWrite<Fields>
@@ -79,7 +86,8 @@ public struct Response: Sendable {
         redirects: [RedirectHop] = [],
         timing: Timing = Timing(),
         source: Source = .network,
-        request: HTTPRequest? = nil
+        request: HTTPRequest? = nil,
+        protocolVersion: ProtocolVersion = .http11
     ) {
         storage = CopyOnWrite(
             Fields(
@@ -91,7 +99,8 @@ public struct Response: Sendable {
                 redirects: redirects,
                 timing: timing,
                 source: source,
-                request: request
+                request: request,
+                protocolVersion: protocolVersion
             )
         )
     }

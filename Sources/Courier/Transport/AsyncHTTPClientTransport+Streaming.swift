@@ -60,7 +60,8 @@ extension AsyncHTTPClientTransport {
                 headers: Headers(head.headers.map { ($0.name, $0.value) }),
                 url: url,
                 timing: timing,
-                request: request
+                request: request,
+                protocolVersion: Response.ProtocolVersion(head.version)
             )
             let pieces = ResponseBodyStream {
                 do {

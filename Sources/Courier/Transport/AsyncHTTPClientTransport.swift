@@ -116,7 +116,8 @@ public final class AsyncHTTPClientTransport: Transport {
             body: collected.body.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data(),
             url: request.url,
             timing: timing,
-            request: request
+            request: request,
+            protocolVersion: Response.ProtocolVersion(collected.head.version)
         )
     }
 

@@ -93,7 +93,8 @@ extension HTTPCache {
         return CacheEntry(
             key: lookup.key, variant: variant, status: response.status, reasonPhrase: response.reasonPhrase,
             headers: Storability.storedHeaders(response.headers), body: response.body,
-            requestDate: requestDate, responseDate: responseDate, tags: lookup.policy.tags(for: response.headers)
+            requestDate: requestDate, responseDate: responseDate, tags: lookup.policy.tags(for: response.headers),
+            protocolVersion: response.protocolVersion
         )
     }
 

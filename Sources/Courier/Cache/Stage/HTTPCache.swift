@@ -114,7 +114,8 @@ final class HTTPCache: Sendable {
         headers.set(name: "Age", value: String(Int(min(age, TimeInterval(CacheControl.maximumDeltaSeconds)).rounded(.down))))
         return Response(
             status: entry.status, reasonPhrase: entry.reasonPhrase, headers: headers,
-            body: request.method == .head ? Data() : entry.body, url: request.url, source: source, request: request
+            body: request.method == .head ? Data() : entry.body, url: request.url, source: source, request: request,
+            protocolVersion: entry.protocolVersion
         )
     }
 

@@ -24,11 +24,14 @@ public struct CacheEntry: Sendable, Hashable, Codable {
     public var responseDate: Date
     /// Facts that application-level cache policies attach to an entry, such as a cache version.
     public var tags: [String: String]
+    /// The version of HTTP the response arrived over; HTTP/1.1 for entries encoded before
+    /// versions were kept.
+    public var protocolVersion: Response.ProtocolVersion
 
     /// Creates an entry.
     public init(
         key: String, variant: String = "", status: Int, reasonPhrase: String = "", headers: Headers, body: Data,
-        requestDate: Date, responseDate: Date, tags: [String: String] = [:]
+        requestDate: Date, responseDate: Date, tags: [String: String] = [:], protocolVersion: Response.ProtocolVersion = .http11
     ) {
         self.key = key
         self.variant = variant
@@ -39,6 +42,24 @@ public struct CacheEntry: Sendable, Hashable, Codable {
         self.requestDate = requestDate
         self.responseDate = responseDate
         self.tags = tags
+        self.protocolVersion = protocolVersion
+    }
+
+    /// Decodes an entry; one encoded before versions were kept reads as HTTP/1.1.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            key: try container.decode(String.self, forKey: .key),
+            variant: try container.decode(String.self, forKey: .variant),
+            status: try container.decode(Int.self, forKey: .status),
+            reasonPhrase: try container.decode(String.self, forKey: .reasonPhrase),
+            headers: try container.decode(Headers.self, forKey: .headers),
+            body: try container.decode(Data.self, forKey: .body),
+            requestDate: try container.decode(Date.self, forKey: .requestDate),
+            responseDate: try container.decode(Date.self, forKey: .responseDate),
+            tags: try container.decode([String: String].self, forKey: .tags),
+            protocolVersion: try container.decodeIfPresent(Response.ProtocolVersion.self, forKey: .protocolVersion) ?? .http11
+        )
     }
 
     /// The bytes the entry occupies, roughly: its body, keys and header fields. Stores bounded

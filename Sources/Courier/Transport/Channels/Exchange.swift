@@ -104,7 +104,8 @@ final class Exchange: Sendable {
             headers: Headers(head.headers.map { ($0.name, $0.value) }),
             url: request.url,
             timing: timing,
-            request: request
+            request: request,
+            protocolVersion: Response.ProtocolVersion(head.version)
         )
     }
 

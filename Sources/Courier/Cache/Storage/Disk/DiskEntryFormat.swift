@@ -8,7 +8,10 @@ import Foundation
 /// metadata length           4 bytes, big-endian
 /// body length               8 bytes, big-endian
 /// SHA-256                   32 bytes, of the 20 bytes above, the metadata and the body
-/// metadata                  binary (see EntryMetadataWriter)
+/// metadata                  binary (see EntryMetadataWriter); the protocol version, when it is
+///                           not HTTP/1.1, last (2 bytes, major and minor), so that entries of
+///                           HTTP/1.1 responses read in earlier versions and entries without
+///                           it read as HTTP/1.1
 /// body
 /// ```
 ///
@@ -37,6 +40,10 @@ enum DiskEntryFormat {
         for (name, value) in entry.tags.sorted(by: { $0.key < $1.key }) {
             writer.string(name)
             writer.string(value)
+        }
+        if entry.protocolVersion != .http11 {
+            writer.integer(UInt8(clamping: entry.protocolVersion.major))
+            writer.integer(UInt8(clamping: entry.protocolVersion.minor))
         }
         let metadata = writer.bytes
         guard metadata.count <= Int(UInt32.max) else {
@@ -85,12 +92,12 @@ enum DiskEntryFormat {
             let requestDate = reader.integer(UInt64.self).map({ Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }),
             let responseDate = reader.integer(UInt64.self).map({ Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }),
             let key = reader.string(), let variant = reader.string(), let reasonPhrase = reader.string(),
-            let fields = reader.pairs(), let tags = reader.pairs(), reader.isAtEnd
+            let fields = reader.pairs(), let tags = reader.pairs(), let protocolVersion = reader.protocolVersion(), reader.isAtEnd
         else { return nil }
         let entry = CacheEntry(
             key: key, variant: variant, status: status, reasonPhrase: reasonPhrase, headers: Headers(fields),
             body: Data(body), requestDate: requestDate, responseDate: responseDate,
-            tags: Dictionary(tags, uniquingKeysWith: { first, _ in first })
+            tags: Dictionary(tags, uniquingKeysWith: { first, _ in first }), protocolVersion: protocolVersion
         )
         return (entry, storedAt)
     }

@@ -38,6 +38,13 @@ struct EntryMetadataReader {
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
     }
 
+    /// The protocol version that may end the metadata: HTTP/1.1 when nothing is left.
+    mutating func protocolVersion() -> Response.ProtocolVersion? {
+        if isAtEnd { return .http11 }
+        guard let major = integer(UInt8.self), let minor = integer(UInt8.self) else { return nil }
+        return Response.ProtocolVersion(major: Int(major), minor: Int(minor))
+    }
+
     /// A list of string pairs: header fields or tags.
     mutating func pairs() -> [(String, String)]? {
         // Each pair takes at least 8 bytes, which bounds a damaged count.

@@ -122,6 +122,8 @@ struct RequestItem: Equatable, Sendable {
             fallthrough
         case .stringFile, .jsonFile:
             guard !value.isEmpty else { throw CommandFailure(.invalidInput, "request item \(label) has no path") }
+            // As in HTTPie: the shell leaves a `~` after `@` as it is.
+            if value == "~" || value.hasPrefix("~/") { value = NSString(string: value).expandingTildeInPath }
         case .removedHeader, .query, .string:
             break
         }

@@ -48,6 +48,13 @@ struct RequestItemTests {
         #expect(item.contentType == "application/pdf")
     }
 
+    @Test func aPathMayStartAtTheHomeFolder() throws {
+        let home = NSString(string: "~").expandingTildeInPath
+        #expect(try RequestItem("avatar@~/a.png").value == home + "/a.png")
+        #expect(try RequestItem("bio=@~/b.txt").value == home + "/b.txt")
+        #expect(try RequestItem("note=~/c").value == "~/c")
+    }
+
     @Test(arguments: [
         ("", "is not a request item"),
         ("plain", "is not a request item"),

@@ -19,6 +19,12 @@ struct ShorthandCommandTests {
             let received = try #require(server.receivedRequests.last)
             #expect(received.body.isEmpty)
             #expect(received.header("Content-Type") == nil)
+            let port = try #require(server.url("/").port)
+            let local = await courier(":\(port)/anything", "-j")
+            #expect(local.status == 0, "\(local.stderr)")
+            #expect(server.receivedRequests.last?.header("Accept") == "application/json, */*;q=0.5")
+            #expect(server.receivedRequests.last?.header("Content-Type") == "application/json")
+            #expect(server.receivedRequests.last?.method == "GET")
         }
     }
 

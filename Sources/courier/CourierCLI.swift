@@ -39,10 +39,18 @@ struct CourierCLI: AsyncParsableCommand {
     /// The folder `fetch -O` writes into; tests give a folder of their own.
     @TaskLocal static var currentFolder: @Sendable () -> String = { FileManager.default.currentDirectoryPath }
 
-    /// Parses and runs a command line; returns the process exit status.
+    /// Parses and runs a command line, HTTPie's shorthand (`courier [METHOD] URL ITEM…`) read
+    /// as `fetch`; returns the process exit status.
     static func run(_ arguments: [String], output: Output) async -> Int32 {
         await Output.$current.withValue(output) {
-            await $arguments.withValue(arguments) { await runParsed(arguments, output: output) }
+            let reading: Shorthand.Reading
+            do throws(CommandFailure) {
+                reading = try Shorthand.read(arguments, commands: Set(configuration.subcommands.map { $0._commandName } + ["help"]))
+            } catch {
+                output.error("courier: \(error.message)")
+                return error.status.rawValue
+            }
+            return await $arguments.withValue(reading.arguments) { await runParsed(reading.arguments, hint: reading.hint, output: output) }
         }
     }
 
@@ -50,7 +58,7 @@ struct CourierCLI: AsyncParsableCommand {
     /// several threads at once, and the tests run many command lines in one process.
     private static let parsing = NSLock()
 
-    private static func runParsed(_ arguments: [String], output: Output) async -> Int32 {
+    private static func runParsed(_ arguments: [String], hint: String?, output: Output) async -> Int32 {
         // `-s` without `-S`: a failure is told by its status alone, but a usage error (2) is
         // still explained, since nothing else would say what to change.
         var hidesErrors = false
@@ -81,7 +89,7 @@ struct CourierCLI: AsyncParsableCommand {
                     output.write(fullMessage(for: error) + "\n")
                     return ExitStatus.success.rawValue
                 }
-                output.error("courier: \(message(for: error))")
+                output.error("courier: \(message(for: error))" + (hint.map { " " + $0 } ?? ""))
                 return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
             }
         }

@@ -12,6 +12,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "The URL, or a path joined to --base-url.")
     var url: String
 
+    @OptionGroup(title: "Request items") var items: RequestItemOptions
+
     @Option(name: [.customShort("X"), .long], help: "The method (default GET; HEAD with -I, PUT with -T, POST with another body).")
     var method: String?
 

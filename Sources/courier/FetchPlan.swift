@@ -18,7 +18,8 @@ struct FetchPlan {
         let url = try requestURL()
         let writeOut = try command.writeOut.map { format throws(CommandFailure) in try WriteOut(format) }
         if command.fail && command.failWithBody { throw CommandFailure(.invalidInput, "give --fail or --fail-with-body, not both") }
-        if command.headOnly && command.body.givesBody { throw CommandFailure(.invalidInput, "-I/--head sends no body; leave out the body options or -I") }
+        let items = try command.items.parsed()
+        if command.headOnly && (command.body.givesBody || items.givesBody) { throw CommandFailure(.invalidInput, "-I/--head sends no body; leave out the body options or -I") }
         // Streamed, cached and durable runs all write -o and -O: checked before any of them sends.
         let destination = try BodyDestination(
             output: command.output, remoteName: command.remoteName, remoteHeaderName: command.remoteHeaderName, url: url
@@ -51,6 +52,7 @@ struct FetchPlan {
             configuration.limits.maximumBodySize = Int(clamping: min(Int64(configuration.limits.maximumBodySize), limit))
         }
         request.body = try command.body.body(arguments: CourierCLI.arguments)
+        try items.apply(to: &request, configuration: &configuration)
         try command.cache.apply(to: &configuration, request: &request)
         if let method = command.method {
             request.method = HTTPMethod(method)

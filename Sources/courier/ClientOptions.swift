@@ -42,8 +42,7 @@ struct ClientOptions: ParsableArguments {
     )
     var retry: Int?
 
-    @Option(name: .customLong("cookie-jar"), help: "A JSON cookie file: its cookies are sent, the cookies responses set are kept, and it is saved (mode 0600) when the command ends. Created if missing; its folder must exist and be writable.")
-    var cookieJar: String?
+    @OptionGroup(title: "Cookies") var cookies: CookieOptions
 
     @Option(name: [.customShort("x"), .long], help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
     var proxy: String?
@@ -89,17 +88,9 @@ struct ClientOptions: ParsableArguments {
         return configuration
     }
 
-    /// Applies `--cookie-jar`, `--proxy` and `--verbose`.
+    /// Applies the cookie options, `--proxy` and `--verbose`.
     private func applyConnectionOptions(to configuration: inout ClientConfiguration) throws {
-        if let cookieJar {
-            // Read at once and written when the command ends: both must be possible before anything is sent.
-            try PathCheck.writableFile(cookieJar, option: "--cookie-jar")
-            do {
-                configuration.cookies = try CookieJar(file: URL(fileURLWithPath: cookieJar))
-            } catch let error as CourierError {
-                throw CommandFailure(.invalidInput, "--cookie-jar \(cookieJar): \(error.message)")
-            }
-        }
+        try cookies.apply(to: &configuration)
         if let proxy {
             guard let url = URL(string: proxy) else {
                 throw CommandFailure(.invalidInput, "--proxy needs a URL, http://[USER:PASSWORD@]HOST[:PORT]")
@@ -147,12 +138,7 @@ struct ClientOptions: ParsableArguments {
     }
 
     private static func saveCookies(of configuration: ClientConfiguration) throws {
-        guard let jar = configuration.cookies else { return }
-        do {
-            try jar.save()
-        } catch let error as CourierError {
-            throw CommandFailure(.invalidInput, "--cookie-jar: \(error.message)")
-        }
+        try CookieOptions.save(configuration.cookies)
     }
 
     /// Parses `Name: value`.

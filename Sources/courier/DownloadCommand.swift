@@ -48,6 +48,8 @@ struct DownloadCommand: AsyncParsableCommand {
 
     @OptionGroup var authentication: AuthenticationOptions
 
+    @OptionGroup(title: "netrc") var netrc: NetrcOptions
+
     func validate() throws {
         if output != nil && dir != nil { throw ValidationError("Give -o PATH or --dir DIR, not both.") }
     }
@@ -55,7 +57,7 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let out = Output.current
         var configuration = try client.configuration()
-        try authentication.apply(to: &configuration, url: url)
+        try authentication.apply(to: &configuration, url: url, netrc: netrc)
         if configuration.baseURL == nil {
             guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https", parsed.host != nil else {
                 throw CommandFailure(.invalidInput, "\(url) is not an http or https URL; give an absolute URL or --base-url")

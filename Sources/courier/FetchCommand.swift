@@ -35,6 +35,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var authentication: AuthenticationOptions
 
+    @OptionGroup(title: "netrc") var netrc: NetrcOptions
+
     @OptionGroup(title: "Cache") var cache: FetchCacheOptions
 
     @Flag(help: "Exit with status 6 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")

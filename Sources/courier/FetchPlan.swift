@@ -25,7 +25,7 @@ struct FetchPlan {
             output: command.output, remoteName: command.remoteName, remoteHeaderName: command.remoteHeaderName, url: url
         )
         var configuration = try command.client.configuration()
-        try command.authentication.apply(to: &configuration, url: url)
+        try command.authentication.apply(to: &configuration, url: url, netrc: command.netrc)
 
         var request = Request<Response>(path: url)
         request.validators = []

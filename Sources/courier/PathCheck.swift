@@ -60,10 +60,18 @@ enum PathCheck {
 
     /// The contents of a file the command reads, checked as ``readableFile(_:named:)`` checks
     /// it; what is opened is what is read, so a FIFO put in its place meanwhile is refused too.
-    static func contents(of path: String, named name: String) throws(CommandFailure) -> Data {
+    /// A file of more than `limit` bytes is refused.
+    static func contents(of path: String, named name: String, limit: Int = .max) throws(CommandFailure) -> Data {
         let handle = FileHandle(fileDescriptor: try openRegularFile(path, named: name), closeOnDealloc: true)
         do {
-            return try handle.readToEnd() ?? Data()
+            guard limit < .max else { return try handle.readToEnd() ?? Data() }
+            let data = try handle.read(upToCount: limit + 1) ?? Data()
+            guard data.count <= limit else {
+                throw CommandFailure(.invalidInput, "\(name) is larger than \(limit) bytes; give a smaller file")
+            }
+            return data
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
             throw CommandFailure(.invalidInput, "\(name): the file cannot be read (\(error.localizedDescription))")
         }

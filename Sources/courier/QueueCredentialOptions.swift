@@ -19,7 +19,7 @@ struct QueueCredentialOptions: ParsableArguments {
 
     /// Checks the options before the queue is opened: the credential, the headers and the origin.
     func check() throws {
-        _ = try authentication.credential()
+        try authentication.check()
         _ = try credentialHeaders()
         if let origin {
             _ = try Self.originURL(origin)

@@ -5,37 +5,8 @@ import Testing
 
 @testable import courier
 
-@Suite("courier --cookie-jar, --proxy and --verbose")
+@Suite("courier --proxy and --verbose")
 struct FetchCookiesAndProxyTests {
-    @Test func cookieJarIsLoadedUsedAndSaved() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-jar-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let jar = folder.appendingPathComponent("cookies.json").path
-        try await withServer { server in
-            let set = "Set-Cookie=" + "kept=yes; Max-Age=3600; Path=/".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let first = await courier("fetch", server.url("/response-headers?\(set)").absoluteString, "--cookie-jar", jar)
-            #expect(first.status == 0, "\(first.stderr)")
-            let mode = try FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? NSNumber
-            #expect(mode?.intValue == 0o600)
-            let second = await courier("fetch", server.url("/cookies").absoluteString, "--cookie-jar", jar)
-            #expect(second.status == 0, "\(second.stderr)")
-            #expect(second.stdout.contains("\"header\": \"kept=yes\""))
-            let session = await courier("fetch", server.url("/cookies/set?session=1").absoluteString, "--cookie-jar", jar)
-            #expect(session.stdout.contains("kept=yes; session=1"))
-            #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("session") == false)
-        }
-    }
-
-    @Test func aCorruptJarIsInvalidInput() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-bad-jar-\(UUID().uuidString).json")
-        try Data("[1,2".utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let run = await courier("fetch", "http://127.0.0.1:1/get", "--cookie-jar", file.path)
-        #expect(run.status == 2)
-        #expect(run.stderr.contains("--cookie-jar"))
-    }
-
     @Test func proxyCredentialsComeFromTheURLAndStayOnTheProxyHop() async throws {
         try await withServer { server in
             try await ForwardProxy.withProxy(credentials: .init(user: "ada", password: "p@ss")) { proxy in

@@ -27,7 +27,7 @@ public struct Cookie: Sendable, Hashable, Codable {
     /// The path prefix of the URLs the cookie is sent to.
     public var path: String
     /// When the cookie expires; `nil` for a session cookie, which lives only as long as its
-    /// jar and is never saved to a file.
+    /// jar and is saved only to a Netscape cookie file (see ``CookieFileFormat``).
     public var expires: Date?
     /// Whether the cookie is sent only over https.
     public var isSecure: Bool

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The JSON file a ``CookieJar`` is saved to: `{"format": 1, "cookies": [...]}`, created with
-/// mode 0600 next to its destination and renamed over it, so that a reader sees the old file
-/// or the new one, never half of one, and no other user can read the cookies.
+/// The file a ``CookieJar`` is read from and saved to, in either ``CookieFileFormat``: JSON,
+/// `{"format": 1, "cookies": [...]}`, or Netscape. It is written with mode 0600 next to its
+/// destination and renamed over it, so that a reader sees the old file or the new one, never
+/// half of one, and no other user can read the cookies.
 enum CookieFile {
     private struct Contents: Codable {
         var format: Int
@@ -10,17 +11,37 @@ enum CookieFile {
     }
 
     static let format = 1
+    /// The largest cookie file read: 4 MiB, far more than the jar's 3,000 cookies take.
+    static let maximumSize = 4 << 20
 
-    /// The cookies saved in `file`; none when it does not exist.
+    /// The cookies saved in the JSON file `file`; none when it does not exist.
     static func load(from file: URL) throws(CourierError) -> [Cookie] {
-        guard FileManager.default.fileExists(atPath: file.path) else { return [] }
-        let data: Data
+        guard let data = try contents(of: file) else { return [] }
+        return try decodeJSON(data, from: file)
+    }
+
+    /// The cookies saved in `file`, JSON or Netscape, whichever its contents are, that have
+    /// not expired at `now`; none when it does not exist.
+    static func loadAnyFormat(from file: URL, now: Date) throws(CourierError) -> [Cookie] {
+        guard let data = try contents(of: file) else { return [] }
+        switch CookieFileFormat.of(data) {
+        case .json: return try decodeJSON(data, from: file).filter { !$0.isExpired(at: now) }
+        case .netscape: return NetscapeCookieFormat.cookies(in: data, now: now)
+        }
+    }
+
+    /// The bytes of `file`, or `nil` when it does not exist.
+    private static func contents(of file: URL) throws(CourierError) -> Data? {
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
         do {
             // Opened without waiting: a FIFO in the file's place is refused, not waited on.
-            data = try POSIXFiles.contentsOfRegularFile(file.path)
+            return try POSIXFiles.contentsOfRegularFile(file.path, limit: maximumSize)
         } catch {
             throw failure("read", file, error)
         }
+    }
+
+    private static func decodeJSON(_ data: Data, from file: URL) throws(CourierError) -> [Cookie] {
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .secondsSince1970
@@ -36,6 +57,14 @@ enum CookieFile {
         }
     }
 
+    /// Writes `cookies` to `file` in `format`, replacing it atomically; the file has mode 0600.
+    static func save(_ cookies: [Cookie], to file: URL, format: CookieFileFormat) throws(CourierError) {
+        switch format {
+        case .json: try save(cookies, to: file)
+        case .netscape: try replace(file, with: Data(NetscapeCookieFormat.text(for: cookies).utf8))
+        }
+    }
+
     /// Writes `cookies` to `file`, replacing it atomically; the file has mode 0600.
     static func save(_ cookies: [Cookie], to file: URL) throws(CourierError) {
         let encoder = JSONEncoder()
@@ -47,6 +76,12 @@ enum CookieFile {
         } catch {
             throw failure("encode", file, error)
         }
+        try replace(file, with: data)
+    }
+
+    /// Writes `data` to a new file with mode 0600 beside `file`, flushes it and renames it over
+    /// `file`.
+    private static func replace(_ file: URL, with data: Data) throws(CourierError) {
         let temporary = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -74,10 +109,7 @@ enum CookieFile {
 
     private static func failure(_ action: String, _ file: URL, _ error: (any Error)?) -> CourierError {
         let reason = error.map { "\($0)" } ?? String(cString: strerror(errno))
-        return CourierError(
-            .cookieStorage,
-            "Could not \(action) the cookie file \(file.path) (\(reason)); check that its folder exists and is writable.",
-            underlyingError: error
-        )
+        let advice = action == "read" ? "give a regular cookie file of at most \(maximumSize) bytes" : "check that its folder exists and is writable"
+        return CourierError(.cookieStorage, "Could not \(action) the cookie file \(file.path) (\(reason)); \(advice).", underlyingError: error)
     }
 }

@@ -26,14 +26,17 @@ import NIOConcurrencyHelpers
 ///   name, domain and path of one stored replaces it, keeping its creation time.
 /// - The `Cookie` header lists longer paths first, then older cookies first.
 ///
-/// Cookies with an expiry date can be saved to a JSON file, created with mode 0600 and
-/// replaced atomically; session cookies are never written. The jar is safe to share between
-/// clients and tasks.
+/// The jar can be saved to a file, created with mode 0600 and replaced atomically: Courier's
+/// JSON file, which keeps only the cookies with an expiry date, or the Netscape file curl
+/// writes, which keeps session cookies too (see ``CookieFileFormat``). Either can be read
+/// back with ``addCookies(from:)``. The jar is safe to share between clients and tasks.
 public final class CookieJar: Sendable {
     private let state: NIOLockedValueBox<CookieStore>
     private let now: @Sendable () -> Date
-    /// The file ``save()`` writes and the jar was loaded from; `nil` for a jar in memory only.
+    /// The file ``save()`` writes; `nil` for a jar in memory only.
     public let file: URL?
+    /// The format ``save()`` writes ``file`` in.
+    public let format: CookieFileFormat
 
     /// An empty jar in memory.
     ///
@@ -44,9 +47,22 @@ public final class CookieJar: Sendable {
         self.state = NIOLockedValueBox(CookieStore(publicSuffixes: publicSuffixes))
         self.now = now
         self.file = nil
+        self.format = .json
     }
 
-    /// A jar saved to `file`, with the cookies it holds if it exists (expired ones dropped).
+    /// An empty jar that ``save()`` writes to `file` in `format`; the file is not read (add its
+    /// cookies with ``addCookies(from:)``).
+    public init(
+        savingTo file: URL, format: CookieFileFormat, publicSuffixes: PublicSuffixList = .mozilla, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.state = NIOLockedValueBox(CookieStore(publicSuffixes: publicSuffixes))
+        self.now = now
+        self.file = file
+        self.format = format
+    }
+
+    /// A jar saved to the JSON file `file`, with the cookies it holds if it exists (expired
+    /// ones dropped).
     ///
     /// - Throws: ``CourierError/Kind/cookieStorage`` when the file exists but cannot be read
     ///   or is not a cookie file.
@@ -56,6 +72,7 @@ public final class CookieJar: Sendable {
         self.state = NIOLockedValueBox(CookieStore(publicSuffixes: publicSuffixes, cookies: saved.filter { !$0.isExpired(at: date) }))
         self.now = now
         self.file = file
+        self.format = .json
     }
 
     /// Stores the cookie a `Set-Cookie` field value sets, received from `url`; returns whether
@@ -110,7 +127,8 @@ public final class CookieJar: Sendable {
         removeAll { _ in true }
     }
 
-    /// Writes the persistent cookies to ``file``.
+    /// Writes the cookies to ``file`` in ``format``: the persistent ones in JSON, all of them
+    /// in the Netscape format.
     ///
     /// - Throws: ``CourierError/Kind/cookieStorage`` when the jar has no file or it cannot be
     ///   written.
@@ -118,14 +136,46 @@ public final class CookieJar: Sendable {
         guard let file else {
             throw CourierError(.cookieStorage, "The cookie jar has no file to save to; create it with CookieJar(file:) or call save(to:).")
         }
-        try save(to: file)
+        try save(to: file, format: format)
     }
 
-    /// Writes the persistent cookies to `file`, created with mode 0600 and replaced atomically.
+    /// Writes the persistent cookies to the JSON file `file`, created with mode 0600 and
+    /// replaced atomically.
     ///
     /// - Throws: ``CourierError/Kind/cookieStorage`` when the file cannot be written.
     public func save(to file: URL) throws {
-        try CookieFile.save(allCookies.filter(\.isPersistent), to: file)
+        try save(to: file, format: .json)
+    }
+
+    /// Writes the cookies to `file` in `format`, created with mode 0600 and replaced
+    /// atomically: the persistent ones in JSON, all of them, session cookies included, in the
+    /// Netscape format.
+    ///
+    /// - Throws: ``CourierError/Kind/cookieStorage`` when the file cannot be written.
+    public func save(to file: URL, format: CookieFileFormat) throws {
+        let cookies = allCookies
+        try CookieFile.save(format == .json ? cookies.filter(\.isPersistent) : cookies, to: file, format: format)
+    }
+
+    /// Stores cookies that come from elsewhere than a response (a file, another jar), session
+    /// cookies included, each replacing the one with its name, domain and path. Expired
+    /// cookies, cookies for every host under a public suffix, and cookies their name's
+    /// `__Secure-` or `__Host-` prefix forbids are left out.
+    public func add(_ cookies: [Cookie]) {
+        let date = now()
+        state.withLockedValue { store in
+            for cookie in cookies { _ = store.insert(cookie, now: date) }
+        }
+    }
+
+    /// Adds the cookies of `file` (see ``add(_:)``), a JSON or Netscape file, told apart by
+    /// their contents; a file that does not exist adds none. In a Netscape file, a line that
+    /// is not a cookie is skipped.
+    ///
+    /// - Throws: ``CourierError/Kind/cookieStorage`` when the file cannot be read, is not a
+    ///   regular file, is larger than 4 MiB, or is JSON but not a cookie file.
+    public func addCookies(from file: URL) throws {
+        add(try CookieFile.loadAnyFormat(from: file, now: now()))
     }
 
     /// Adds the jar's cookies for the request's URL to its `Cookie` header (after any the

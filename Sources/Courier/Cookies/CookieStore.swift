@@ -56,18 +56,11 @@ struct CookieStore: Sendable {
             }
         }
         if let reason = rejection(of: cookie, from: target) { return .rejected(reason) }
-        let replaced = cookies.firstIndex { $0.replaces(cookie) }
         if cookie.isExpired(at: now) {
-            if let replaced { cookies.remove(at: replaced) }
+            cookies.removeAll { $0.replaces(cookie) }
             return .removed
         }
-        if let replaced {
-            cookie.created = cookies[replaced].created
-            cookies[replaced] = cookie
-        } else {
-            cookies.append(cookie)
-            evict(keeping: cookie)
-        }
+        put(cookie)
         return .stored
     }
 
@@ -102,16 +95,10 @@ struct CookieStore: Sendable {
 
     /// Why `cookie` may not be stored from `target`, or `nil` when it may.
     private func rejection(of cookie: Cookie, from target: CookieTarget) -> String? {
-        let lowerName = cookie.name.lowercased()
         if cookie.isSecure, !target.isSecure {
             return "a Secure cookie may only be set over https"
         }
-        if lowerName.hasPrefix("__secure-"), !cookie.isSecure {
-            return "a __Secure- cookie needs the Secure attribute"
-        }
-        if lowerName.hasPrefix("__host-"), !cookie.isSecure || !cookie.isHostOnly || cookie.path != "/" {
-            return "a __Host- cookie needs Secure, Path=/ and no Domain"
-        }
+        if let reason = CookieStore.prefixRejection(of: cookie) { return reason }
         if !target.isSecure {
             // An insecure response may not replace or shadow a Secure cookie (RFC 6265bis §5.7).
             let shadows = cookies.contains { existing in
@@ -122,6 +109,44 @@ struct CookieStore: Sendable {
             if shadows { return "it would replace a Secure cookie over an insecure connection" }
         }
         return nil
+    }
+
+    /// Why the prefix of `cookie`'s name forbids it (RFC 6265bis §4.1.3), or `nil` when it
+    /// does not.
+    static func prefixRejection(of cookie: Cookie) -> String? {
+        let lowerName = cookie.name.lowercased()
+        if lowerName.hasPrefix("__secure-"), !cookie.isSecure {
+            return "a __Secure- cookie needs the Secure attribute"
+        }
+        if lowerName.hasPrefix("__host-"), !cookie.isSecure || !cookie.isHostOnly || cookie.path != "/" {
+            return "a __Host- cookie needs Secure, Path=/ and no Domain"
+        }
+        return nil
+    }
+
+    /// Stores a cookie read from a file rather than received: it replaces the one with its
+    /// name, domain and path, keeping that one's creation time. Returns `false`, storing
+    /// nothing, for a cookie expired at `now`, one for every host of a public suffix, or one
+    /// its name's prefix forbids.
+    mutating func insert(_ cookie: Cookie, now: Date) -> Bool {
+        guard !cookie.isExpired(at: now), !cookie.name.isEmpty, CookieStore.prefixRejection(of: cookie) == nil,
+            cookie.isHostOnly || !publicSuffixes.isPublicSuffix(cookie.domain)
+        else { return false }
+        put(cookie)
+        return true
+    }
+
+    /// Replaces the cookie with the name, domain and path of `cookie`, keeping its creation
+    /// time, or adds `cookie` and evicts past the limits.
+    private mutating func put(_ cookie: Cookie) {
+        var cookie = cookie
+        if let replaced = cookies.firstIndex(where: { $0.replaces(cookie) }) {
+            cookie.created = cookies[replaced].created
+            cookies[replaced] = cookie
+        } else {
+            cookies.append(cookie)
+            evict(keeping: cookie)
+        }
     }
 
     /// Drops the least recently used cookies past the per-domain and total limits, never `kept`.

@@ -67,8 +67,9 @@ enum POSIXFiles {
     }
 
     /// The contents of the regular file at `path`, symbolic links followed, opened without
-    /// waiting: a FIFO, a socket, a device or a folder is refused, never read.
-    static func contentsOfRegularFile(_ path: String) throws(ReadFailure) -> Data {
+    /// waiting: a FIFO, a socket, a device or a folder is refused, never read, and so is a
+    /// file of more than `limit` bytes.
+    static func contentsOfRegularFile(_ path: String, limit: Int = .max) throws(ReadFailure) -> Data {
         let descriptor: Int32
         switch open(path, O_RDONLY, followsLinks: true) {
         case .opened(let opened): descriptor = opened
@@ -77,7 +78,10 @@ enum POSIXFiles {
         case .failed(let code): throw ReadFailure(reason: String(cString: strerror(code)))
         }
         defer { close(descriptor) }
-        guard let data = readAll(descriptor, limit: Int.max) else {
+        if let size = FileStatus(descriptor: descriptor)?.size, size > limit {
+            throw ReadFailure(reason: "it is larger than \(limit) bytes")
+        }
+        guard let data = readAll(descriptor, limit: limit) else {
             throw ReadFailure(reason: "it changed or could not be read to its end")
         }
         return data

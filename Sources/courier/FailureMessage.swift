@@ -74,7 +74,9 @@ struct FailureMessage {
         case .cancelled:
             return "interrupted"
         case .invalidURL:
-            return "\(library) (give an absolute http or https URL, or a path with --base-url)"
+            // The library's advice, when it kept some after the `;`, already says what to write.
+            let sentence = library
+            return sentence.contains(";") ? sentence : "\(sentence) (give an absolute http or https URL, or a path with --base-url)"
         default:
             return library
         }

@@ -54,7 +54,8 @@ struct BatchCommand: AsyncParsableCommand {
         // A request the client would refuse is refused here, before any of the file is sent.
         for (index, item) in items.enumerated() {
             if let scheme = URL(string: item.url)?.scheme?.lowercased(), scheme != "http", scheme != "https" {
-                throw CommandFailure(.invalidInput, "\(file), request \(index): \"url\" must be an http or https URL, or a path joined to --base-url")
+                throw CommandFailure(
+                    .unsupportedProtocol, "\(file), request \(index): \"url\" uses \(scheme), which courier does not speak; give an http or https URL, or a path joined to --base-url")
             }
             do {
                 try Self.request(for: item, index: index, json: json, fail: fail).validateFields()
@@ -88,7 +89,7 @@ struct BatchCommand: AsyncParsableCommand {
                 line =
                     report == .json
                     ? Report.jsonLine(forFailure: error, index: index, url: url)
-                    : "\(index) failed \(url): \(error)"
+                    : "\(index) failed \(url): \(CommandFailure(describing: error, proxy: client.proxyEndpoint).message)"
             }
             // One line each, whatever the server sent: a report line has nothing to escape.
             lines += PrintableText.escaping(line) + "\n"
@@ -101,7 +102,8 @@ struct BatchCommand: AsyncParsableCommand {
         // In settle mode, the first failure in the file's order speaks for the batch.
         if let (index, error) = firstFailure {
             let failed = results.failedIndices.count
-            throw CommandFailure(CommandFailure(describing: error).status, "\(failed) of \(results.count) requests failed; the first, request \(index): \(error)")
+            let first = CommandFailure(describing: error, proxy: client.proxyEndpoint)
+            throw CommandFailure(first.status, "\(failed) of \(results.count) requests failed; the first, request \(index): \(first.message)")
         }
     }
 

@@ -36,7 +36,7 @@ struct BodyDestination: Sendable {
     /// in the current folder.
     private static func remotePath(url: String) throws -> String {
         guard let parsed = URL(string: url), !parsed.path.isEmpty, !parsed.path.hasSuffix("/") else {
-            throw CommandFailure(.invalidInput, "-O: the URL \(url) has no file name at the end of its path; give -o PATH")
+            throw CommandFailure(.writeError, "-O: the URL \(url) has no file name at the end of its path; give -o PATH")
         }
         do {
             let name = try DownloadFileName.sanitized(parsed.lastPathComponent)
@@ -55,10 +55,10 @@ struct BodyDestination: Sendable {
         do {
             named = file.deletingLastPathComponent().appendingPathComponent(try DownloadFileName.name(contentDisposition: field, url: file)).path
         } catch {
-            throw CommandFailure(.invalidInput, "-J: \(error.message)")
+            throw CommandFailure(.writeError, "-J: \(error.message)")
         }
         guard PathCheck.kind(of: named) == .nothing else {
-            throw CommandFailure(.invalidInput, "-J: \(named) exists already and is not replaced; remove it or give -o PATH")
+            throw CommandFailure(.writeError, "-J: \(named) exists already and is not replaced; remove it or give -o PATH")
         }
         return named
     }

@@ -55,7 +55,7 @@ final class BodyWriter: Sendable {
             guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
                 let handle = try? FileHandle(forWritingTo: temporary)
             else {
-                throw CommandFailure(.invalidInput, "could not write \(path): check that its folder exists and is writable")
+                throw CommandFailure(.writeError, "could not write \(path): check that its folder exists and is writable")
             }
             self.temporary = temporary
             state.handle = handle
@@ -102,7 +102,7 @@ final class BodyWriter: Sendable {
         do {
             try handle.write(contentsOf: piece)
         } catch {
-            throw CommandFailure(.invalidInput, "could not write \(state.withLockedValue { $0.destination }?.path ?? "the file"): \(error.localizedDescription)")
+            throw CommandFailure(.writeError, "could not write \(state.withLockedValue { $0.destination }?.path ?? "the file"): \(error.localizedDescription)")
         }
         self.progress?.update(progress)
     }
@@ -128,7 +128,7 @@ final class BodyWriter: Sendable {
             }
         } catch {
             abandon()
-            throw CommandFailure(.invalidInput, "could not write \(destination.path): \(error.localizedDescription)")
+            throw CommandFailure(.writeError, "could not write \(destination.path): \(error.localizedDescription)")
         }
     }
 
@@ -150,6 +150,6 @@ final class BodyWriter: Sendable {
     }
 
     private func tooLarge(_ limit: Int64) -> CommandFailure {
-        CommandFailure(.tooLarge, "the body is larger than --max-filesize \(limit) bytes; it was not kept")
+        CommandFailure(.fileTooLarge, "the body is larger than --max-filesize \(limit) bytes; it was not kept")
     }
 }

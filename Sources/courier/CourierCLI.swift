@@ -8,7 +8,7 @@ struct CourierCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "courier",
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
-        version: "0.1.0",
+        version: "0.2.0",
         subcommands: [
             FetchCommand.self, DownloadCommand.self, BatchCommand.self, CacheCommand.self, QueueCommand.self, DemoCommand.self, CacheWriterCommand.self,
         ]
@@ -62,9 +62,11 @@ struct CourierCLI: AsyncParsableCommand {
         // `-s` without `-S`: a failure is told by its status alone, but a usage error (2) is
         // still explained, since nothing else would say what to change.
         var hidesErrors = false
+        var proxy: String?
         do {
             var command = try parsing.withLock { try parseAsRoot(arguments) }
             hidesErrors = (command as? any ClientCommand)?.client.hidesErrors ?? false
+            proxy = (command as? any ClientCommand)?.client.proxyEndpoint
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -72,7 +74,7 @@ struct CourierCLI: AsyncParsableCommand {
             }
             return ExitStatus.success.rawValue
         } catch let error where error is CommandFailure || error is CourierError || error is CancellationError {
-            var failure = CommandFailure(describing: error)
+            var failure = CommandFailure(describing: error, proxy: proxy)
             // Once interrupted, whatever the cancellation made fail (a read of the queue's
             // database, a body cut short) is the interruption.
             if Task.isCancelled, failure.status != .interrupted {
@@ -90,7 +92,7 @@ struct CourierCLI: AsyncParsableCommand {
                     return ExitStatus.success.rawValue
                 }
                 output.error("courier: \(message(for: error))" + (hint.map { " " + $0 } ?? ""))
-                return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.failure.rawValue
+                return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.unexpected.rawValue
             }
         }
     }

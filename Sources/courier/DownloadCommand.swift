@@ -58,9 +58,10 @@ struct DownloadCommand: AsyncParsableCommand {
         let out = Output.current
         var configuration = try client.configuration()
         try authentication.apply(to: &configuration, url: url, netrc: netrc)
+        try URLScheme.check(url)
         if configuration.baseURL == nil {
             guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https", parsed.host != nil else {
-                throw CommandFailure(.invalidInput, "\(url) is not an http or https URL; give an absolute URL or --base-url")
+                throw CommandFailure(.malformedURL, "\(url) is not an absolute http or https URL; give one, or a path with --base-url")
             }
         }
         let destination: DownloadDestination
@@ -97,9 +98,9 @@ struct DownloadCommand: AsyncParsableCommand {
         } catch let error where (error as? CourierError)?.kind == .cancelled || error is CancellationError {
             progress.finishLine()
             throw CommandFailure(.interrupted, "interrupted; the partial file and its resume record were kept: run the same command with --resume to continue")
-        } catch let error as CourierError {
+        } catch {
             progress.finishLine()
-            throw CommandFailure(error)
+            throw error
         }
         progress.finishLine()
         out.line(result.fileURL.path)

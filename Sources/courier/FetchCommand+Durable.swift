@@ -13,7 +13,7 @@ extension FetchCommand {
             return
         }
         guard let response = outcome.response(url: record.request.url) else {
-            throw CommandFailure(.failure, "the durable request \(record.id) failed for good: \(outcome.failure ?? "no response")")
+            throw CommandFailure(.queue, "the durable request \(record.id) failed for good: \(outcome.failure ?? "no response")")
         }
         try show(response, destination: plan.destination, to: out)
         printWriteOut(plan, for: response, started: started, to: out)

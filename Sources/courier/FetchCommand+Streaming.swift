@@ -10,8 +10,8 @@ extension FetchCommand {
         let writer = try BodyWriter(path: destination.path, out: out, limit: limit.maxFilesize, style: style, progressSince: client.silent ? nil : started)
         let printsHead = include || headOnly
         let writesBody = self.writesBody
-        let head: Response
-        let received: Int64
+        var head: Response
+        var received: Int64
         do {
             (head, received) = try await ClientOptions.withClient(configuration: plan.configuration) { client in
                 try await client.stream(plan.request) { streamed in
@@ -30,11 +30,17 @@ extension FetchCommand {
                 }
             }
             if writesBody(head.status) { try writer.finish() } else { writer.abandon() }
-        } catch let error as CourierError {
-            writer.abandon()
-            // Refused credentials: show the final 401's head as any response, then fail.
-            if error.kind == .authenticationFailed, printsHead, let refused = error.response { out.write(style.head(refused)) }
-            throw CommandFailure(error)
+        } catch let error as CourierError where error.kind == .authenticationFailed && error.response != nil {
+            // Refused credentials, as in curl: the final 401 is the response.
+            (head, received) = (error.response!, Int64(error.response!.body.count))
+            if printsHead { out.write(style.head(head)) }
+            if writesBody(head.status) {
+                try writer.write(head.body)
+                try writer.finish()
+            } else {
+                writer.abandon()
+                received = 0
+            }
         } catch {
             writer.abandon()
             throw error

@@ -39,10 +39,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Cache") var cache: FetchCacheOptions
 
-    @Flag(help: "Exit with status 6 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")
+    @Flag(help: "Exit with status 22 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")
     var fail = false
 
-    @Flag(name: .customLong("fail-with-body"), help: "Exit with status 6 when the status is 4xx or 5xx, once the body is written.")
+    @Flag(name: .customLong("fail-with-body"), help: "Exit with status 22 when the status is 4xx or 5xx, once the body is written.")
     var failWithBody = false
 
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
@@ -111,14 +111,13 @@ struct FetchCommand: AsyncParsableCommand {
                     last = delivered
                 }
                 guard let last else {
-                    throw CommandFailure(.failure, "no response was delivered for \(url); try again")
+                    throw CommandFailure(.unexpected, "no response was delivered for \(url); try again")
                 }
                 return last
             }
-        } catch let error as CourierError {
-            // Refused credentials: show the final 401 as any response, then fail.
-            if error.kind == .authenticationFailed, let refused = error.response { try show(refused, destination: destination, to: out) }
-            throw CommandFailure(error)
+        } catch let error as CourierError where error.kind == .authenticationFailed && error.response != nil {
+            // Refused credentials, as in curl: the final 401 is the response.
+            response = error.response!
         }
         if !reportsEach { try show(response, destination: destination, to: out) }
         printWriteOut(plan, for: response, started: started, to: out)
@@ -139,7 +138,7 @@ struct FetchCommand: AsyncParsableCommand {
             do {
                 try response.body.write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                throw CommandFailure(.invalidInput, "could not write \(path): \(error.localizedDescription)")
+                throw CommandFailure(.writeError, "could not write \(path): \(error.localizedDescription)")
             }
         } else {
             out.write(style.body(response.body, mediaType: response.mediaType))
@@ -158,10 +157,12 @@ struct FetchCommand: AsyncParsableCommand {
         out.write(format.render(WriteOut.Values(response, bodyBytes: Int64(response.body.count), seconds: .now - started)))
     }
 
-    /// Fails with status 6 for a 4xx or 5xx under `--fail` or `--fail-with-body`.
+    /// Fails with status 22 for a 4xx or 5xx under `--fail` or `--fail-with-body`.
     func checkStatus(of response: Response) throws {
         if (fail || failWithBody) && response.status >= 400 {
-            throw CommandFailure(.httpError, "the server answered \(response.status) \(response.reasonPhrase) for \(response.url.absoluteString)")
+            let server = FailureMessage.server(of: response.url)
+            let reason = PrintableText.escaping(response.reasonPhrase)
+            throw CommandFailure(.httpError, "\(server) answered \(response.status) \(reason) for \(response.url.absoluteString) (--fail)")
         }
     }
 }

@@ -15,6 +15,7 @@ struct FetchPlan {
     }
 
     func make() throws -> Made {
+        try URLScheme.check(command.url)
         let url = try requestURL()
         let writeOut = try command.writeOut.map { format throws(CommandFailure) in try WriteOut(format) }
         if command.fail && command.failWithBody { throw CommandFailure(.invalidInput, "give --fail or --fail-with-body, not both") }

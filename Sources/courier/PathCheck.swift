@@ -11,8 +11,9 @@ import Darwin
 /// Checks of the paths `courier` reads, writes or keeps its state in, made before anything is
 /// sent: what is already at a path must be of the kind the option expects (a FIFO, a socket or
 /// a device is never opened for a blocking read or replaced), and a file still to be made needs
-/// a folder to go in. Each refusal is a usage error (exit status 2) whose one line names the
-/// option and the path.
+/// a folder to go in. Each refusal has curl's status — a file to read that cannot be read 26, a
+/// file or folder to write that cannot be written 23 (a certificate file its own) — or, for the
+/// cache and queue paths, a usage error (2); its one line names the option and the path.
 enum PathCheck {
     /// What is at a path, symbolic links followed.
     enum Kind: Equatable {
@@ -53,16 +54,18 @@ enum PathCheck {
 
     /// A file the command reads (`--data @PATH`, `--json @PATH`, the batch file, `--file`,
     /// `--cacert`, `--cert`, `--key`, `--p12`): a regular file, symbolic links followed, that
-    /// can be opened for reading. `name` is how the message names it, e.g. `--data @PATH`.
-    static func readableFile(_ path: String, named name: String) throws(CommandFailure) {
-        close(try openRegularFile(path, named: name))
+    /// can be opened for reading. `name` is how the message names it, e.g. `--data @PATH`;
+    /// `status` is the exit status of a file that cannot be read (curl's read error unless a
+    /// certificate file's own status applies).
+    static func readableFile(_ path: String, named name: String, status: ExitStatus = .readError) throws(CommandFailure) {
+        close(try openRegularFile(path, named: name, status: status))
     }
 
     /// The contents of a file the command reads, checked as ``readableFile(_:named:)`` checks
     /// it; what is opened is what is read, so a FIFO put in its place meanwhile is refused too.
     /// A file of more than `limit` bytes is refused.
     static func contents(of path: String, named name: String, limit: Int = .max) throws(CommandFailure) -> Data {
-        let handle = FileHandle(fileDescriptor: try openRegularFile(path, named: name), closeOnDealloc: true)
+        let handle = FileHandle(fileDescriptor: try openRegularFile(path, named: name, status: .readError), closeOnDealloc: true)
         do {
             guard limit < .max else { return try handle.readToEnd() ?? Data() }
             let data = try handle.read(upToCount: limit + 1) ?? Data()
@@ -73,22 +76,22 @@ enum PathCheck {
         } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CommandFailure(.invalidInput, "\(name): the file cannot be read (\(error.localizedDescription))")
+            throw CommandFailure(.readError, "\(name): the file cannot be read (\(error.localizedDescription))")
         }
     }
 
     /// Opens `path` for reading without waiting (`O_NONBLOCK`: a FIFO with no writer does not
     /// block), and keeps it open only if it is a regular file.
-    private static func openRegularFile(_ path: String, named name: String) throws(CommandFailure) -> Int32 {
+    private static func openRegularFile(_ path: String, named name: String, status: ExitStatus) throws(CommandFailure) -> Int32 {
         func wrongKind(_ kind: Kind) -> CommandFailure {
-            CommandFailure(.invalidInput, "\(name) is \(kind.described), not a regular file; give a file to read")
+            CommandFailure(status, "\(name) is \(kind.described), not a regular file; give a file to read")
         }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             // A socket cannot be opened at all: say what it is rather than why open failed.
             if case .special(let thing) = kind(of: path) { throw wrongKind(.special(thing)) }
-            throw CommandFailure(.invalidInput, "\(name): the file cannot be read (\(reason))")
+            throw CommandFailure(status, "\(name): the file cannot be read (\(reason))")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
@@ -105,7 +108,7 @@ enum PathCheck {
     static func writableFile(_ path: String, option: String) throws(CommandFailure) {
         let kind = kind(of: path)
         guard kind == .nothing || kind == .file else {
-            throw CommandFailure(.invalidInput, "\(option) \(path): \(kind.described) is there; give the path of a regular file")
+            throw CommandFailure(.writeError, "\(option) \(path): \(kind.described) is there; give the path of a regular file")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try writableFolder(folder, option: option, named: "\(option) \(path): its folder \(folder)")
@@ -117,10 +120,10 @@ enum PathCheck {
         let kind = kind(of: path)
         guard kind == .folder else {
             let found = kind == .nothing ? "does not exist" : "is \(kind.described), not a folder"
-            throw CommandFailure(.invalidInput, "\(name) \(found); give an existing folder")
+            throw CommandFailure(.writeError, "\(name) \(found); give an existing folder")
         }
         guard access(path, W_OK | X_OK) == 0 else {
-            throw CommandFailure(.invalidInput, "\(name) is not writable; give a folder you can write to")
+            throw CommandFailure(.writeError, "\(name) is not writable; give a folder you can write to")
         }
     }
 

@@ -17,9 +17,11 @@ enum Report {
         return text
     }
 
+    /// A failed request's line: `kind` is the library's machine-readable name, `message` the
+    /// sentence the error line prints.
     static func jsonLine(forFailure error: any Error, index: Int, url: String) -> String {
         let kind = (error as? CourierError)?.kind.description ?? "failure"
-        return "{\"index\":\(index),\"url\":\(quote(url)),\"error\":{\"kind\":\(quote(kind)),\"message\":\(quote(String(describing: error)))}}"
+        return "{\"index\":\(index),\"url\":\(quote(url)),\"error\":{\"kind\":\(quote(kind)),\"message\":\(quote(CommandFailure(describing: error).message))}}"
     }
 
     /// A JSON string literal (RFC 8259 §7).

@@ -87,7 +87,8 @@ struct TLSOptions: ParsableArguments {
 
     /// `path`, once it is known to be a regular file that can be read.
     private static func existing(_ path: String, _ option: String) throws -> String {
-        try PathCheck.readableFile(path, named: "\(option) \(path)")
+        // curl's statuses: a CA file that cannot be read is 77, a client certificate or key 58.
+        try PathCheck.readableFile(path, named: "\(option) \(path)", status: option == "--cacert" ? .caCertificateFile : .localCertificate)
         return path
     }
 }

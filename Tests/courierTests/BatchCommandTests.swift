@@ -32,7 +32,7 @@ struct BatchCommandTests {
             let run = await courier("batch", path, "--mode", "settle", "--concurrency", "4", "--report", "json")
             withExtendedLifetime(reserved) {}
 
-            #expect(run.status == 3, "the first failure in file order is a connection failure")
+            #expect(run.status == 7, "the first failure in file order is a refused connection")
             let lines = run.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 4)
             let objects = try lines.map(report)
@@ -67,7 +67,7 @@ struct BatchCommandTests {
             defer { try? FileManager.default.removeItem(atPath: path) }
             let run = await courier("batch", path, "--concurrency", "3", "--fail", "--report", "json")
 
-            #expect(run.status == 6)
+            #expect(run.status == 22)
             let objects = try run.stdout.split(separator: "\n").map { try report(String($0)) }
             #expect(objects.count == 4)
             let kinds = objects.map { ($0["error"] as? [String: Any])?["kind"] as? String }
@@ -135,9 +135,9 @@ struct BatchCommandTests {
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func missingFileAndBadConcurrencyAreInvalidInput() async throws {
+    @Test func missingFileIsAReadErrorAndBadConcurrencyInvalidInput() async throws {
         let missing = await courier("batch", "/nonexistent/requests.json")
-        #expect(missing.status == 2)
+        #expect(missing.status == 26)
         #expect(missing.stderr.contains("cannot be read"))
         let path = try batchFile("[]")
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -35,13 +35,13 @@ struct DownloadAuthenticationTests {
         }
     }
 
-    @Test("a wrong password fails with the authentication status and writes nothing")
+    @Test("a wrong password fails with the HTTP error status and writes nothing")
     func wrongPasswordFails() async throws {
         try await withFolder { folder in
             try await withServer { server in
                 let file = folder.appendingPathComponent("answer.json").path
                 let run = await courier("download", server.url("/basic-auth/ada/right").absoluteString, "-o", file, "--user", "ada:wrong")
-                #expect(run.status == 11, "\(run.stderr)")
+                #expect(run.status == 22, "\(run.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: file))
             }
         }
@@ -108,7 +108,7 @@ struct FetchStreamingTests {
         try await withServer { server in
             let file = folder.appendingPathComponent("out.bin").path
             let refused = await courier("fetch", server.url(path).absoluteString, "-o", file, "--max-filesize", "4999")
-            #expect(refused.status == 9, "\(refused.stderr)")
+            #expect(refused.status == 63, "\(refused.stderr)")
             #expect(refused.stderr.contains("--max-filesize"))
             let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             #expect(left.isEmpty)
@@ -123,7 +123,7 @@ struct FetchStreamingTests {
     func maxFilesizeWithReport(path: String) async throws {
         try await withServer { server in
             let refused = await courier("fetch", server.url(path).absoluteString, "--report", "json", "--max-filesize", "4999")
-            #expect(refused.status == 9, "\(refused.stderr)")
+            #expect(refused.status == 63, "\(refused.stderr)")
             #expect(refused.stdout.isEmpty)
             let allowed = await courier("fetch", server.url(path).absoluteString, "--report", "json", "--max-filesize", "5000")
             #expect(allowed.status == 0, "\(allowed.stderr)")
@@ -136,7 +136,7 @@ struct FetchStreamingTests {
     func unwritableOutputFailsFirst() async throws {
         try await withServer { server in
             let run = await courier("fetch", server.url("/get").absoluteString, "-o", "/nonexistent-\(UUID().uuidString)/out")
-            #expect(run.status == 2)
+            #expect(run.status == 23, "\(run.stderr)")
             #expect(server.receivedRequests.isEmpty)
         }
     }

@@ -8,6 +8,7 @@ import Testing
 /// One failure run through one command, and the status the README's table gives it. In
 /// `arguments`: `HTTP` is a test server's base URL, `HTTPS` the same port spoken to with TLS,
 /// `REFUSED` a port that refuses connections, `MALFORMED` a server that breaks HTTP framing,
+/// `EMPTY` a server that closes every connection without a response,
 /// `FOLDER` a scratch folder, and `BATCH` a batch file of one request to `batchURL`.
 struct FailureCase: Sendable, CustomTestStringConvertible {
     let arguments: [String]
@@ -26,7 +27,7 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
 
     static let table: [FailureCase] = [
         each(
-            .connectionFailed,
+            .couldNotConnect,
             [
                 ["fetch", "REFUSED/get"], ["fetch", "REFUSED/get", "--report", "json"], ["download", "REFUSED/get", "-o", "FOLDER/x", "--attempts", "1"],
                 ["batch", "BATCH"],
@@ -37,23 +38,24 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
                 ["fetch", "HTTP/delay/5", "--timeout", "0.2"], ["fetch", "HTTP/delay/5", "--timeout", "0.2", "--report", "json"],
                 ["download", "HTTP/delay/5", "--timeout", "0.2", "--attempts", "1", "-o", "FOLDER/x"], ["batch", "BATCH", "--timeout", "0.2"],
             ], batch: "HTTP/delay/5"),
-        each(.tls, [["fetch", "HTTPS/get"], ["download", "HTTPS/get", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "HTTPS/get"),
+        each(.tlsHandshake, [["fetch", "HTTPS/get"], ["download", "HTTPS/get", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "HTTPS/get"),
         each(.httpError, [["fetch", "HTTP/status/404", "--fail"], ["fetch", "HTTP/status/404", "--fail", "--report", "json"], ["download", "HTTP/status/404", "-o", "FOLDER/x"], ["batch", "BATCH", "--fail"]], batch: "HTTP/status/404"),
         each(
-            .redirect,
+            .tooManyRedirects,
             [
                 ["fetch", "HTTP/redirect/3", "--max-redirects", "1"], ["download", "HTTP/redirect/3", "--max-redirects", "1", "-o", "FOLDER/x"],
                 ["batch", "BATCH", "--max-redirects", "1"],
             ], batch: "HTTP/redirect/3"),
         each(.malformedResponse, [["fetch", "MALFORMED/"], ["download", "MALFORMED/", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "MALFORMED/"),
         each(
-            .tooLarge,
+            .fileTooLarge,
             [
                 ["fetch", "HTTP/bytes/100", "--max-filesize", "10"], ["fetch", "HTTP/stream-bytes/100", "--max-filesize", "10"],
                 ["fetch", "HTTP/bytes/100", "--max-filesize", "10", "--report", "json"], ["fetch", "HTTP/bytes/100", "--max-filesize", "10", "--cache", "FOLDER/cache"],
                 ["download", "HTTP/bytes/100", "--max-filesize", "10", "-o", "FOLDER/x"], ["download", "HTTP/stream-bytes/100", "--max-filesize", "10", "--dir", "FOLDER"],
             ]),
         each(.integrity, [["download", "HTTP/range/64?seed=1&header=Repr-Digest:sha-256=:AAAA:", "-o", "FOLDER/x"]]),
+        each(.emptyReply, [["fetch", "EMPTY/"], ["download", "EMPTY/", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "EMPTY/"),
         each(.queue, [["queue", "drop", "no-such-id", "--queue", "FOLDER/q.sqlite"], ["queue", "retry", "no-such-id", "--queue", "FOLDER/q.sqlite"]]),
         each(
             .invalidInput,
@@ -66,8 +68,14 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
                 ["queue", "list", "--no-such-option"], ["queue", "run", "--no-such-option"], ["cache", "stats", "--no-such-option"], ["demo", "--no-such-option"],
                 ["fetch"], ["download"], ["batch"], ["queue", "drop"], ["cache", "stats"], ["no-such-command"],
                 ["download", "HTTP/get", "-o", "FOLDER/x", "--dir", "FOLDER"], ["fetch", "HTTP/get", "--report", "xml"], ["batch", "BATCH", "--mode", "sometimes"],
-                ["fetch", "ftp://127.0.0.1/x"], ["download", "ftp://127.0.0.1/x", "-o", "FOLDER/x"], ["batch", "BATCH"],
-            ], batch: "ftp://127.0.0.1/x"),
+            ]),
+        each(
+            .unsupportedProtocol, [["fetch", "ftp://127.0.0.1/x"], ["download", "ftp://127.0.0.1/x", "-o", "FOLDER/x"], ["batch", "BATCH"]],
+            batch: "ftp://127.0.0.1/x"),
+        each(.malformedURL, [["fetch", "http://"], ["download", "http://", "-o", "FOLDER/x"], ["fetch", "relative/path"]]),
+        each(.writeError, [["fetch", "HTTP/get", "-o", "FOLDER/missing/x"], ["download", "HTTP/get", "-o", "FOLDER"]]),
+        each(.readError, [["fetch", "HTTP/put", "-T", "FOLDER/missing"], ["batch", "FOLDER/missing.json"]]),
+        each(.caCertificateFile, [["fetch", "HTTPS/get", "--cacert", "FOLDER/missing.pem"]]),
     ].flatMap { $0 }
 }
 
@@ -80,11 +88,13 @@ struct ExitStatusTableTests {
         let reserved = try ReservedPort()
         let malformed = try await FaultServer.start(.malformedStatusLine)
         defer { Task { try? await malformed.shutdown() } }
+        let empty = try await FaultServer.start(.closeBeforeResponse)
+        defer { Task { try? await empty.shutdown() } }
         try await withServer { server in
             let base = server.baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
             let replacements = [
                 ("HTTPS", "https://127.0.0.1:\(server.port)"), ("HTTP", base), ("REFUSED", "http://127.0.0.1:\(reserved.port)"),
-                ("MALFORMED", "http://127.0.0.1:\(malformed.port)"), ("FOLDER", folder.path),
+                ("MALFORMED", "http://127.0.0.1:\(malformed.port)"), ("EMPTY", "http://127.0.0.1:\(empty.port)"), ("FOLDER", folder.path),
             ]
             func expand(_ text: String) -> String {
                 for (token, value) in replacements where text.hasPrefix(token) { return value + String(text.dropFirst(token.count)) }
@@ -118,7 +128,9 @@ struct ExitStatusTableTests {
             let path = try batchFile("[\(good), \(good), \(bad)]")
             defer { try? FileManager.default.removeItem(atPath: path) }
             let run = await courier("batch", path, "--base-url", server.baseURL.absoluteString, "--concurrency", "1")
-            #expect(run.status == ExitStatus.invalidInput.rawValue, "\(run.stderr)")
+            // A URL of another protocol is curl's unsupported protocol; the rest are usage errors.
+            let expected: courier.ExitStatus = bad.contains("ftp:") ? .unsupportedProtocol : .invalidInput
+            #expect(run.status == expected.rawValue, "\(run.stderr)")
             #expect(run.stderr.hasPrefix("courier: \(path), request 2: ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
             #expect(!run.stderr.unicodeScalars.contains { PrintableText.needsEscaping($0) && $0 != "\n" })
             #expect(server.receivedRequests.isEmpty)

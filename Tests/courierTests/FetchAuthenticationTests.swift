@@ -33,16 +33,22 @@ struct FetchAuthenticationTests {
         }
     }
 
-    @Test func refusedCredentialsAreSentOnceAndExitWithStatus11ShowingThe401() async throws {
+    @Test("refused credentials are sent once and, as in curl, the final 401 is the response: 0, or 22 with --fail")
+    func refusedCredentialsDeliverThe401() async throws {
         try await withServer { server in
-            let run = await courier("fetch", server.url("/digest-auth/auth/ada/pw/MD5").absoluteString, "--user", "ada:wrong", "--report", "json")
-            #expect(run.status == 11)
-            #expect(run.stderr.hasPrefix("courier: authenticationFailed"))
-            #expect(run.stderr.split(separator: "\n").count == 1)
-            #expect(!run.stderr.contains("wrong"))
+            let url = server.url("/digest-auth/auth/ada/pw/MD5").absoluteString
+            let run = await courier("fetch", url, "--user", "ada:wrong", "--report", "json")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.isEmpty)
             let status = try report(run.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
             #expect(status == 401)
             #expect(server.credentialedRequests(under: "/digest-auth") == 1)  // a wrong password is sent once
+            let failed = await courier("fetch", url, "--user", "ada:wrong", "--fail")
+            #expect(failed.status == 22)
+            #expect(failed.stderr.hasPrefix("courier: 127.0.0.1:\(server.port) answered 401 "), "\(failed.stderr)")
+            #expect(failed.stderr.split(separator: "\n").count == 1)
+            #expect(!failed.stderr.contains("wrong"))
+            #expect(server.credentialedRequests(under: "/digest-auth") == 2)
         }
     }
 
@@ -52,7 +58,9 @@ struct FetchAuthenticationTests {
             #expect(run.status == 0, "\(run.stderr)")
             #expect(server.receivedRequests.map { $0.header("Authorization") } == ["Bearer abc"])
             let refused = await courier("fetch", server.url("/bearer?token=abc").absoluteString, "--bearer", "other")
-            #expect(refused.status == 11)
+            #expect(refused.status == 0, "\(refused.stderr)")
+            let failed = await courier("fetch", server.url("/bearer?token=abc").absoluteString, "--bearer", "other", "--fail")
+            #expect(failed.status == 22)
         }
     }
 

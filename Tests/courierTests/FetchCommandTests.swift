@@ -140,7 +140,7 @@ struct ExitStatusTests {
             let plain = await courier("fetch", server.url("/status/404").absoluteString, "--report", "json")
             #expect(plain.status == 0)
             let failing = await courier("fetch", server.url("/status/503").absoluteString, "--fail", "--report", "json")
-            #expect(failing.status == 6)
+            #expect(failing.status == 22)
             let status = try report(failing.stdout.trimmingCharacters(in: .newlines))["status"] as? Int
             #expect(status == 503)
             #expect(failing.stderr.split(separator: "\n").count == 1)
@@ -148,10 +148,7 @@ struct ExitStatusTests {
     }
 
     @Test(arguments: [
-        ["fetch", "ftp://example.com/x"],
-        ["fetch", "/relative-without-base"],
         ["fetch", "http://127.0.0.1:9/", "-H", "no colon"],
-        ["fetch", "http://127.0.0.1:9/", "--data", "@/nonexistent/file"],
         ["fetch", "http://127.0.0.1:9/", "--data", "a", "--json", "{}"],
         ["fetch", "http://127.0.0.1:9/", "--no-such-option"],
         ["fetch", "http://127.0.0.1:9/", "-H", "X-Bad: a\r\nInjected: 1"],
@@ -166,27 +163,40 @@ struct ExitStatusTests {
         #expect(!captured.stderr.isEmpty)
     }
 
-    @Test func connectionFailureIsStatus3() async throws {
+    @Test("bad input with a curl status of its own: another protocol 1, a malformed URL 3, an unreadable file 26")
+    func curlStatusesOfBadInput() async {
+        let cases: [([String], Int32)] = [
+            (["fetch", "ftp://example.com/x"], 1), (["fetch", "/relative-without-base"], 3),
+            (["fetch", "http://127.0.0.1:9/", "--data", "@/nonexistent/file"], 26),
+        ]
+        for (arguments, expected) in cases {
+            let run = await courier(arguments)
+            #expect(run.status == expected, "\(arguments) → \(run.status): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("courier: ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        }
+    }
+
+    @Test func connectionFailureIsStatus7() async throws {
         let server = try await TestServer.start()
         let url = server.url("/get").absoluteString
         try await server.shutdown()
         let run = await courier("fetch", url)
-        #expect(run.status == 3)
-        #expect(run.stderr.hasPrefix("courier: connectionFailed"))
+        #expect(run.status == 7)
+        #expect(run.stderr.hasPrefix("courier: could not connect to 127.0.0.1:"))
         #expect(run.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func timeoutIsStatus5() async throws {
+    @Test func timeoutIsStatus28() async throws {
         try await withServer { server in
             let run = await courier("fetch", server.url("/delay/5").absoluteString, "--timeout", "0.2")
-            #expect(run.status == 5)
+            #expect(run.status == 28)
         }
     }
 
-    @Test func redirectFailuresAreStatus7() async throws {
+    @Test func redirectFailuresAreStatus47() async throws {
         try await withServer { server in
             let run = await courier("fetch", server.url("/redirect/3").absoluteString, "--max-redirects", "2")
-            #expect(run.status == 7)
+            #expect(run.status == 47)
         }
     }
 
@@ -223,12 +233,12 @@ struct FetchTransportTests {
         }
     }
 
-    @Test func tlsFailureIsStatus4() async throws {
+    @Test func tlsHandshakeFailureIsStatus35() async throws {
         // A plain HTTP server answers the TLS ClientHello with a plaintext 400: the handshake fails.
         try await withServer { server in
             let run = await courier("fetch", "https://127.0.0.1:\(server.port)/get")
-            #expect(run.status == 4, "\(run.stderr)")
-            #expect(run.stderr.hasPrefix("courier: tls"))
+            #expect(run.status == 35, "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("courier: the TLS handshake with 127.0.0.1:\(server.port) failed"), "\(run.stderr)")
         }
     }
 }

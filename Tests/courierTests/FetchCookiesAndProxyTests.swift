@@ -16,7 +16,8 @@ struct FetchCookiesAndProxyTests {
                 #expect(proxy.tunnels >= 1)
                 #expect(server.receivedRequests.allSatisfy { $0.header("Proxy-Authorization") == nil })
                 #expect(!run.stderr.contains("p@ss") && !run.stderr.contains("nope"))
-                #expect(refused.status == 12)
+                #expect(refused.status == 56, "\(refused.stderr)")
+                #expect(refused.stderr.contains("the proxy 127.0.0.1:\(proxy.port)"))
                 #expect(!refused.stderr.contains("nope"))
             }
         }

@@ -32,8 +32,9 @@ struct FetchTLSTests {
             let run = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile)
             #expect(run.status == 0, "\(run.stderr)")
             let refused = await courier("fetch", server.url("/get").absoluteString)
-            #expect(refused.status == 4)
-            #expect(refused.stderr.hasPrefix("courier: tls (unknownAuthority)"))
+            #expect(refused.status == 60)
+            #expect(refused.stderr.hasPrefix("courier: the certificate of 127.0.0.1:\(server.port) was not issued by a trusted authority"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--cacert"))
         }
     }
 
@@ -44,8 +45,8 @@ struct FetchTLSTests {
         tls.maximumVersion = 11
         try await TestServer.withServer(tls: tls) { server in
             let refused = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile)
-            #expect(refused.status == 4)
-            #expect(refused.stderr.hasPrefix("courier: tls (unsupportedVersion)"), "\(refused.stderr)")
+            #expect(refused.status == 35)
+            #expect(refused.stderr.hasPrefix("courier: 127.0.0.1:\(server.port) speaks only a TLS version older than the minimum"), "\(refused.stderr)")
             #expect(refused.stderr.contains("--tls-min"))
             let lowered = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile, "--tls-min", "1.1")
             #expect(lowered.status == 0, "\(lowered.stderr)")
@@ -64,8 +65,8 @@ struct FetchTLSTests {
             let matched = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--pin", other, "--pin", files.server.publicKeyPin)
             #expect(matched.status == 0, "\(matched.stderr)")
             let mismatched = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile, "--pin", other)
-            #expect(mismatched.status == 4)
-            #expect(mismatched.stderr.hasPrefix("courier: tls (pinMismatch)"))
+            #expect(mismatched.status == 90)
+            #expect(mismatched.stderr.hasPrefix("courier: no certificate of 127.0.0.1:\(server.port) matches --pin"), "\(mismatched.stderr)")
             #expect(server.receivedRequests.count == 1)
             let malformed = await courier("fetch", url, "--pin", "md5/abc")
             #expect(malformed.status == 2)
@@ -92,18 +93,20 @@ struct FetchTLSTests {
             }
             #expect(withBundle.status == 0, "\(withBundle.stderr)")
             let without = await courier("fetch", "--connect-timeout", "120", url, "--cacert", files.caFile)
-            #expect(without.status == 4)
-            #expect(without.stderr.hasPrefix("courier: tls (clientCertificateRejected)"))
+            #expect(without.status == 98)
+            #expect(without.stderr.hasPrefix("courier: 127.0.0.1:\(server.port) refused the client certificate"), "\(without.stderr)")
             #expect(!without.stderr.contains("pa55"))
         }
     }
 
-    @Test(arguments: [
-        ["--key", "/nonexistent.key"], ["--cert", "/nonexistent.pem"], ["--p12-password-env", "X"],
-        ["--cacert", "/nonexistent-ca.pem"], ["--p12", "/nonexistent.p12"],
-    ])
-    func badTLSOptionsAreInvalidInput(options: [String]) async {
+    @Test(
+        "bad TLS options: a usage error is 2; as in curl, an unreadable CA file 77, client certificate or key 58",
+        arguments: [
+            (["--key", "/nonexistent.key"], 2), (["--cert", "/nonexistent.pem"], 58), (["--p12-password-env", "X"], 2),
+            (["--cacert", "/nonexistent-ca.pem"], 77), (["--p12", "/nonexistent.p12"], 58),
+        ] as [([String], Int32)])
+    func badTLSOptions(options: [String], status: Int32) async {
         let run = await CourierCLI.run(["fetch", "https://127.0.0.1:1/"] + options, output: Output.capturing().0)
-        #expect(run == 2)
+        #expect(run == status)
     }
 }

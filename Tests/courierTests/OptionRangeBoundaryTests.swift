@@ -35,7 +35,7 @@ struct OptionRangeBoundaryTests {
         try await withServer { server in
             // --max-filesize 0 is a limit, not a refusal: a body of one byte is too large (status 9).
             let limited = await courier("fetch", server.url("/bytes/1").absoluteString, "--max-filesize", "0")
-            #expect(limited.status == ExitStatus.tooLarge.rawValue, "\(limited.stderr)")
+            #expect(limited.status == ExitStatus.fileTooLarge.rawValue, "\(limited.stderr)")
             // --max-redirects 0 follows none: the redirect itself is delivered. -0 is 0.
             let redirected = await courier(
                 "fetch", server.url("/redirect/1").absoluteString, "--max-redirects", "-0", "--retry", "0", "--report", "json"

@@ -63,7 +63,9 @@ struct QueueCommandTests {
             try Data(repeating: 0x2A, count: 4096).write(to: URL(fileURLWithPath: path))
             let run = await courier("queue", "list", "--queue", path)
             #expect(run.status == ExitStatus.queue.rawValue)
-            #expect(run.stderr.contains("queueStorage"))
+            #expect(run.stderr.hasPrefix("courier: the queue database at \(path) could not be"), "\(run.stderr)")
+            #expect(run.stderr.contains("is not a queue database or is damaged"), "\(run.stderr)")
+            #expect(readsAsPlainWords(run.stderr), "\(run.stderr)")
         }
     }
 }

@@ -123,6 +123,10 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var underlyingError: (any Error)?
     /// Why a TLS connection failed, for errors of kind ``Kind/tls``.
     public var tlsFailure: TLSFailure?
+    /// What happened to the connection, for errors of kind ``Kind/connectionFailed`` when the
+    /// transport could tell: a name that did not resolve, a refused port, a reset, a reply
+    /// that was empty or cut short.
+    public var connectionFailure: ConnectionFailure?
     /// Whether any byte of the request may have reached the server. `false` only when the
     /// connection could not be opened, so that even a POST is safe to send again.
     public var requestMayHaveBeenSent: Bool = true
@@ -145,7 +149,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// The kind, the message, the URL and the underlying error on one line, safe to print:
     /// control and bidirectional characters are escaped as ``PrintableText`` describes.
     public var description: String {
-        var text = "\(kind)\(tlsFailure.map { " (\($0))" } ?? ""): \(message)"
+        let reason = tlsFailure?.description ?? connectionFailure?.description
+        var text = "\(kind)\(reason.map { " (\($0))" } ?? ""): \(message)"
         if let url { text += " [\(url.absoluteString)]" }
         if let underlyingError { text += " (underlying: \(underlyingError))" }
         return PrintableText.escaping(text)

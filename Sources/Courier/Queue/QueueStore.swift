@@ -163,8 +163,10 @@ actor QueueStore {
         } else {
             advice = "Check that the file and its folder are writable and the disk has space."
         }
+        // SQLite's own sentence, without the name of its result code.
+        let reason = (error as? SQLiteError)?.message ?? "\(error)"
         return CourierError(
-            .queueStorage, "The queue database at \(path) could not be \(action): \(error). \(advice)", underlyingError: error
+            .queueStorage, "The queue database at \(path) could not be \(action): \(reason). \(advice)", underlyingError: error
         )
     }
 

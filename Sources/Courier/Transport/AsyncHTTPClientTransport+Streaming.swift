@@ -67,7 +67,7 @@ extension AsyncHTTPClientTransport {
                 do {
                     return try await handoff.next().map(BodyHandoff.joined)
                 } catch {
-                    throw AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
+                    throw AsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: true)
                 }
             }
             return try await body(StreamedResponse(head: response, body: pieces))

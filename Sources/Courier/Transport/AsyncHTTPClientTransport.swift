@@ -104,7 +104,7 @@ public final class AsyncHTTPClientTransport: Transport {
             // rejection sent as soon as the body was read) is a response, not a failure.
             collected = delegate.earlyResponse!
         } catch {
-            throw mapped(error, url: request.url, timeout: request.timeout)
+            throw mapped(error, url: request.url, timeout: request.timeout, responseStarted: delegate.receivedHead)
         }
         var timing = Timing(start: start)
         timing.firstByte = collected.firstByte
@@ -198,10 +198,10 @@ public final class AsyncHTTPClientTransport: Transport {
         proxy == nil && url.scheme?.lowercased() == "http"
     }
 
-    /// ``map(_:url:timeout:)``, with connection failures blamed on the proxy when the
+    /// ``map(_:url:timeout:responseStarted:)``, with connection failures blamed on the proxy when the
     /// connection goes to one.
-    func mapped(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
-        let mapped = AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
+    func mapped(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
+        let mapped = AsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
         guard let proxy, !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
         var blamed = CourierError(
             mapped.kind,
@@ -209,11 +209,23 @@ public final class AsyncHTTPClientTransport: Transport {
             url: url, underlyingError: error
         )
         blamed.requestMayHaveBeenSent = false
+        blamed.connectionFailure = mapped.connectionFailure
         return blamed
     }
 
-    /// Translates AsyncHTTPClient, NIO and TLS errors into ``CourierError``.
-    static func map(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
+    /// Translates AsyncHTTPClient, NIO and TLS errors into ``CourierError``, with the
+    /// ``ConnectionFailure`` of a connection that failed when the error tells it;
+    /// `responseStarted` says whether the response's head had arrived, which tells a reply
+    /// cut short from an empty one.
+    static func map(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
+        var mapped = translate(error, url: url, timeout: timeout)
+        if mapped.kind == .connectionFailed, mapped.connectionFailure == nil {
+            mapped.connectionFailure = ConnectionFailure.of(error, responseStarted: responseStarted)
+        }
+        return mapped
+    }
+
+    private static func translate(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
         func make(_ kind: CourierError.Kind, _ message: String) -> CourierError {
             CourierError(kind, message, url: url, underlyingError: error)
         }
@@ -306,6 +318,8 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     private let method: String
     private let decompression: Decompression
     private var head: HTTPResponseHead?
+    /// Whether the response's head arrived; read once the request has ended.
+    var receivedHead: Bool { head != nil }
     private var firstByte: ContinuousClock.Instant = .now
     private var body: ByteBuffer?
     private var decoder: ContentDecoder?

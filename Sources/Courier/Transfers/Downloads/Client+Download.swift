@@ -208,10 +208,12 @@ extension Client {
                     url: head.url, response: head
                 )
             }
-            throw CourierError(
+            var cutShort = CourierError(
                 .connectionFailed, "The body ended after \(partial.length) of \(total) bytes; the partial file was kept to be resumed.",
                 url: head.url, response: head
             )
+            cutShort.connectionFailure = .cutShort
+            throw cutShort
         }
         reporter.end()
         try BodyDigest.verify(BodyDigest.announced(in: head.headers, isWholeFile: head.status == 200), file: working.partial)

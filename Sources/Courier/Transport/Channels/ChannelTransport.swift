@@ -71,7 +71,9 @@ final class ChannelTransport: Sendable {
             }
             return try await finish(exchange, head: head, key: key, body: body)
         }
-        throw CourierError(.connectionFailed, "The server closed the connection before the response; retry, or check the server's logs.", url: request.url)
+        var closed = CourierError(.connectionFailed, "The server closed the connection before the response; retry, or check the server's logs.", url: request.url)
+        closed.connectionFailure = .emptyReply
+        throw closed
     }
 
     /// Closes every connection.
@@ -103,7 +105,7 @@ final class ChannelTransport: Sendable {
             do {
                 return try await exchange.handoff.next().map(BodyHandoff.joined)
             } catch {
-                throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout)
+                throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout, responseStarted: true)
             }
         }
         let outcome: Swift.Result<Result, any Error>
@@ -127,14 +129,18 @@ final class ChannelTransport: Sendable {
     }
 
     /// Translates the errors of this transport's connections into ``CourierError``.
-    static func map(_ error: any Error, url: URL, timeout: Duration?) -> CourierError {
+    static func map(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
         switch error {
         case is ExchangeTimeout:
             return CourierError(.timeout, "The server stopped sending data for longer than the read timeout; raise it for slow endpoints.", url: url, underlyingError: error)
         case is ExchangeClosed:
-            return CourierError(.connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.", url: url, underlyingError: error)
+            var closed = CourierError(
+                .connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.", url: url, underlyingError: error
+            )
+            closed.connectionFailure = responseStarted ? .cutShort : .emptyReply
+            return closed
         default:
-            return AsyncHTTPClientTransport.map(error, url: url, timeout: timeout)
+            return AsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
         }
     }
 }

@@ -39,7 +39,7 @@ struct CookieOptions: ParsableArguments {
         let jar: CookieJar?
         if let cookieJSON {
             try PathCheck.writableFile(cookieJSON, option: "--cookie-json")
-            jar = try Self.reading("--cookie-json \(cookieJSON)") { try CookieJar(file: URL(fileURLWithPath: cookieJSON)) }
+            jar = try Self.reading("--cookie-json \(cookieJSON)", failing: .readError) { try CookieJar(file: URL(fileURLWithPath: cookieJSON)) }
         } else if let cookieJar, cookieJar == "-" || cookieJar == Self.standardOutput.path {
             jar = CookieJar(savingTo: Self.standardOutput, format: .netscape)
         } else if let cookieJar {
@@ -50,7 +50,7 @@ struct CookieOptions: ParsableArguments {
         }
         if let jar {
             for file in files {
-                try Self.reading("-b \(file)") { try jar.addCookies(from: URL(fileURLWithPath: file)) }
+                try Self.reading("-b \(file)", failing: .readError) { try jar.addCookies(from: URL(fileURLWithPath: file)) }
             }
             configuration.cookies = jar
         }
@@ -87,16 +87,16 @@ struct CookieOptions: ParsableArguments {
             Output.current.write(NetscapeCookieFormat.text(for: jar.allCookies))
             return
         }
-        try reading(jar.format == .json ? "--cookie-json" : "--cookie-jar") { try jar.save() }
+        try reading(jar.format == .json ? "--cookie-json" : "--cookie-jar", failing: .writeError) { try jar.save() }
     }
 
-    /// Runs `body`, a read or write of a cookie file, turning its failure into invalid input
-    /// named after `option`.
-    private static func reading<Result>(_ option: String, _ body: () throws -> Result) throws -> Result {
+    /// Runs `body`, a read or write of a cookie file, turning its failure into `status` (curl's
+    /// read or write error) with a message named after `option`.
+    private static func reading<Result>(_ option: String, failing status: ExitStatus, _ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch let error as CourierError {
-            throw CommandFailure(.invalidInput, "\(option): \(error.message)")
+            throw CommandFailure(status, "\(option): \(error.message)")
         }
     }
 }

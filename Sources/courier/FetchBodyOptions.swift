@@ -32,7 +32,7 @@ struct FetchBodyOptions: ParsableArguments {
     @Option(name: .customLong("file"), help: "A file to upload, name=@PATH[;type=MIME][;filename=NAME] (repeatable; makes the body multipart/form-data, with any --form parts, in command-line order).")
     var files: [String] = []
 
-    @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send this file's bytes with PUT; a URL ending in / gets the file's name appended.", valueName: "path"))
+    @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send this file's bytes with PUT (- for standard input); a URL ending in / gets the file's name appended.", valueName: "path"))
     var uploadFile: String?
 
     /// The kinds of data option, as curl reads each.
@@ -68,6 +68,9 @@ struct FetchBodyOptions: ParsableArguments {
         }
         if let json {
             return .data(try Self.read(json, option: "--json"), contentType: "application/json")
+        }
+        if uploadFile == "-" {
+            return .data(try Self.read("@-", option: "-T"), contentType: nil)
         }
         if let uploadFile {
             // Like curl, no Content-Type of its own: -H can give one.

@@ -17,7 +17,7 @@ struct FetchPlan {
     func make() throws -> Made {
         try URLScheme.check(command.url)
         let url = try requestURL()
-        let writeOut = try command.writeOut.map { format throws(CommandFailure) in try WriteOut(format) }
+        let writeOut = try command.writeOut.map { format in try WriteOut(argument: format) }
         if command.fail && command.failWithBody { throw CommandFailure(.invalidInput, "give --fail or --fail-with-body, not both") }
         let items = try command.items.parsed()
         if command.headOnly && (command.body.givesBody || items.givesBody) { throw CommandFailure(.invalidInput, "-I/--head sends no body; leave out the body options or -I") }
@@ -70,7 +70,7 @@ struct FetchPlan {
     /// The URL as given, or with `-T FILE`, the file's name appended to a URL whose path ends
     /// in `/` or is empty, percent-encoded.
     private func requestURL() throws -> String {
-        guard let upload = command.body.uploadFile else { return command.url }
+        guard let upload = command.body.uploadFile, upload != "-" else { return command.url }
         let end = command.url.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? command.url.endIndex
         let path = command.url[..<end]
         let name = String(decoding: FetchBodyOptions.percentEncoded(Data(URL(fileURLWithPath: upload).lastPathComponent.utf8)), as: UTF8.self)

@@ -63,7 +63,7 @@ enum PasswordPrompt {
             let ready = poll(&waiting, 1, 100)
             if Task.isCancelled { throw CancellationError() }
             if ready < 0, errno == EINTR { continue }
-            guard ready >= 0 else { throw CommandFailure(.failure, "could not read the password from the terminal (\(String(cString: strerror(errno))))") }
+            guard ready >= 0 else { throw CommandFailure(.unexpected, "could not read the password from the terminal (\(String(cString: strerror(errno))))") }
             if ready == 0 { continue }
             let count = read(terminal, &buffer, buffer.count)
             if count < 0, errno == EINTR || errno == EAGAIN { continue }

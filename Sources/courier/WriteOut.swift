@@ -44,6 +44,16 @@ struct WriteOut: Equatable {
 
     let pieces: [Piece]
 
+    /// Parses `-w`'s argument: a format, or as in curl `@FILE` (`@-`: standard input) for a
+    /// format read from a file, its final line break left out.
+    init(argument: String) throws {
+        guard argument.hasPrefix("@") else {
+            try self.init(argument)
+            return
+        }
+        try self.init(String(decoding: try FetchBodyOptions.read(argument, option: "-w"), as: UTF8.self))
+    }
+
     /// Parses `format`; an unknown or unclosed `%{…}` is refused.
     init(_ format: String) throws(CommandFailure) {
         var pieces: [Piece] = []

@@ -58,9 +58,9 @@ struct BatchCommandTests {
             let path = try batchFile(
                 """
                 [
-                  {"url": "\(server.url("/delay/10?a").absoluteString)"},
+                  {"url": "\(server.url("/gate/held?a").absoluteString)"},
                   {"url": "\(server.url("/status/500").absoluteString)"},
-                  {"url": "\(server.url("/delay/10?b").absoluteString)"},
+                  {"url": "\(server.url("/gate/held?b").absoluteString)"},
                   {"url": "\(server.url("/get?never").absoluteString)"}
                 ]
                 """)

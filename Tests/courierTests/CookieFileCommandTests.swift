@@ -122,13 +122,13 @@ struct CookieFileCommandTests {
         }
     }
 
-    @Test func aCorruptJSONFileIsInvalidInput() async throws {
+    @Test func aCorruptJSONFileIsAReadError() async throws {
         try await withFolderAndServer { folder, server in
             let file = folder.appendingPathComponent("bad.json")
             try Data("{\"format\": 1, \"cookies\": [1,2".utf8).write(to: file)
             for option in ["--cookie-json", "-b"] {
                 let run = await courier("fetch", server.url("/cookies").absoluteString, option, file.path)
-                #expect(run.status == 2, "\(option): \(run.stderr)")
+                #expect(run.status == 26, "\(option): \(run.stderr)")
                 #expect(run.stderr.hasPrefix("courier: \(option) "), "\(run.stderr)")
             }
             #expect(server.receivedRequests.isEmpty)
@@ -140,7 +140,7 @@ struct CookieFileCommandTests {
             let file = folder.appendingPathComponent("huge.txt")
             try Data(repeating: UInt8(ascii: "#"), count: (4 << 20) + 1).write(to: file)
             let run = await courier("fetch", server.url("/cookies").absoluteString, "-b", file.path)
-            #expect(run.status == 2)
+            #expect(run.status == 26)
             #expect(run.stderr.contains("larger than"), "\(run.stderr)")
             #expect(server.receivedRequests.isEmpty)
         }

@@ -250,6 +250,31 @@ struct CurlSpellingsTests {
         }
     }
 
+    @Test func uploadFromStandardInputPutsItsBytesToTheURLAsGiven() async throws {
+        try await withServer { server in
+            let run = await courier(stdin: "from\nstdin", "fetch", server.url("/anything/dir/").absoluteString, "-T", "-")
+            #expect(run.status == 0, "\(run.stderr)")
+            let request = try #require(server.receivedRequests.last)
+            #expect(request.method == "PUT")
+            #expect(request.uri == "/anything/dir/")
+            #expect(request.bodyString == "from\nstdin")
+        }
+    }
+
+    @Test func writeOutReadsItsFormatFromAFileOrStandardInput() async throws {
+        try await withFolderAndServer { folder, server in
+            let file = try write("code=%{http_code}\n", to: "format.txt", in: folder)
+            let run = await courier("fetch", server.url("/status/201").absoluteString, "-w", "@" + file)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.hasSuffix("code=201\n"), "\(run.stdout.debugDescription)")
+            let piped = await courier(stdin: "[%{http_code}]", "fetch", server.url("/status/202").absoluteString, "-w", "@-")
+            #expect(piped.stdout.hasSuffix("[202]"), "\(piped.stdout.debugDescription)")
+            let missing = await courier("fetch", server.url("/get").absoluteString, "-w", "@" + folder.appendingPathComponent("none").path)
+            #expect(missing.status == 26)
+            #expect(server.receivedRequests.count == 2)
+        }
+    }
+
     @Test func writeOutPrintsTheVariablesAfterTheBody() async throws {
         try await withServer { server in
             let format = "\\n%{http_code} %{size_download} %{num_redirects} %{content_type} %{url_effective} %% [%{time_total}]\\n"

@@ -44,10 +44,10 @@ struct PasswordPromptTests {
         }
     }
 
-    @Test func aWrongPasswordIsSentOnceAndExits11() async throws {
+    @Test func aWrongPasswordIsSentOnceAndItsFinal401IsTheResponse() async throws {
         try await withServer { server in
-            let (run, prompts) = await courier(answering: "wrong", "fetch", server.url("/basic-auth/ada/pw").absoluteString, "-u", "ada")
-            #expect(run.status == 11)
+            let (run, prompts) = await courier(answering: "wrong", "fetch", server.url("/basic-auth/ada/pw").absoluteString, "-u", "ada", "--fail")
+            #expect(run.status == 22)
             #expect(prompts.count == 1)
             #expect(server.credentialedRequests(under: "/basic-auth") == 1)
         }

@@ -96,7 +96,7 @@ struct PathCheckTests {
     static func expectedStatus(of option: String) -> courier.ExitStatus {
         let name = option.split(separator: " ").first.map(String.init) ?? option
         switch name {
-        case "-o", "-O", "--dir", "--cookie-jar": return .writeError
+        case "-o", "-O", "--dir", "--cookie-jar", "--cookie-json": return .writeError
         case "--cacert": return .caCertificateFile
         case "--cert", "--key", "--p12": return .localCertificate
         case "--cache", "--queue": return .invalidInput

@@ -113,13 +113,22 @@ struct ShorthandCommandTests {
         (["a=1", "-d", "b=2"], "two bodies"),
         (["a:=1", "-f"], "is JSON"),
         (["-f", "-j"], "give one of"),
-        (["doc@/nonexistent/courier-file"], "doc@/nonexistent"),
     ])
     func badItemsAreRefusedBeforeSending(items: [String], reason: String) async throws {
         try await withServer { server in
             let run = await courier([server.url("/anything").absoluteString] + items)
             #expect(run.status == 2)
             #expect(run.stderr.contains(reason), "\(run.stderr)")
+            #expect(server.receivedRequests.isEmpty)
+        }
+    }
+
+    /// A file that cannot be read is curl's read error (26), as `-F name=@FILE` is.
+    @Test func anItemsMissingFileIsAReadErrorBeforeSending() async throws {
+        try await withServer { server in
+            let run = await courier(server.url("/anything").absoluteString, "doc@/nonexistent/courier-file")
+            #expect(run.status == 26)
+            #expect(run.stderr.contains("doc@/nonexistent"), "\(run.stderr)")
             #expect(server.receivedRequests.isEmpty)
         }
     }

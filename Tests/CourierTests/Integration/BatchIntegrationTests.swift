@@ -28,7 +28,7 @@ struct BatchIntegrationTests {
                 }
             ) { client in
                 var batch = Batch(mode: .failFast, maximumConcurrency: 4)
-                let slow = (0..<3).map { batch.add(Request<Data>(path: "/delay/10?slow=\($0)")) }
+                let slow = (0..<3).map { batch.add(Request<Data>(path: "/gate/held?slow=\($0)")) }
                 let failing = batch.add(Request<Data>(path: "/status/500"))
                 let notSent = batch.add(Request<Data>(path: "/get?never"))
 
@@ -114,7 +114,7 @@ struct BatchIntegrationTests {
                 #expect(try await handle.results.failedIndices.isEmpty)
 
                 var slow = Batch(mode: .settle, maximumConcurrency: 2)
-                for index in 0..<6 { slow.add(Request<Data>(path: slowServer.url("/delay/10?c=\(index)").absoluteString)) }
+                for index in 0..<6 { slow.add(Request<Data>(path: slowServer.url("/gate/held?c=\(index)").absoluteString)) }
                 let cancelled = client.start(slow)
                 #expect(await eventually { slowServer.receivedRequests.count == 2 })
                 cancelled.cancel()
@@ -152,7 +152,7 @@ struct BatchIntegrationTests {
                 var stopping = Batch(mode: .failFast, maximumConcurrency: 2)
                 stopping.add(count: 50) { offset in
                     made.withLockedValue { $0.append(offset) }
-                    return Request<Data>(path: offset == 0 ? "/status/500" : "/delay/10?generated=\(offset)")
+                    return Request<Data>(path: offset == 0 ? "/status/500" : "/gate/held?generated=\(offset)")
                 }
                 await #expect(throws: BatchError.self) { try await client.run(stopping) }
                 #expect(made.withLockedValue { $0 } == [0, 1])

@@ -28,7 +28,7 @@ struct CancellationAndTimeoutTests {
     @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let task = Task { try await client.send(Request<Data>(path: "/delay/10")) }
+                let task = Task { try await client.send(Request<Data>(path: "/gate/held")) }
                 #expect(await eventually { server.receivedRequests.count == 1 })
                 task.cancel()
                 let result = await task.result
@@ -48,7 +48,7 @@ struct CancellationAndTimeoutTests {
         try await withServer { server in
             try await withClient(server) { client in
                 for attempt in 0..<40 {
-                    let task = Task { try await client.send(Request<Data>(path: "/delay/10")) }
+                    let task = Task { try await client.send(Request<Data>(path: "/gate/held")) }
                     for _ in 0..<(attempt % 8) { await Task.yield() }
                     task.cancel()
                     let result = await task.result

@@ -96,7 +96,7 @@ struct ChainIntegrationTests {
                 let decisions = NIOLockedValueBox(0)
                 let chain = Chain { history in
                     decisions.withLockedValue { $0 += 1 }
-                    return history.isEmpty ? .send(Request<Data>(path: "/delay/10")) : .send(Request<Data>(path: "/get?after"))
+                    return history.isEmpty ? .send(Request<Data>(path: "/gate/held")) : .send(Request<Data>(path: "/get?after"))
                 }
                 let task = Task { try await client.run(chain) }
                 #expect(await eventually { server.receivedRequests.count == 1 })

@@ -77,7 +77,7 @@ struct SchedulerIntegrationTests {
             try await Self.withScheduledClient(perHost: 1) { client, _ in
                 // The blocker holds the only slot until the test cancels it, however slow the
                 // machine is.
-                let blocker = client.start(Request<Data>(path: server.url("/delay/10").absoluteString))
+                let blocker = client.start(Request<Data>(path: server.url("/gate/held").absoluteString))
                 #expect(await eventually { client.activity.inFlight == 1 })
                 var handles: [RequestHandle<Data>] = []
                 for (name, priority) in [("low", RequestPriority.low), ("default", .default), ("high", .high), ("raised", .low)] {
@@ -99,7 +99,7 @@ struct SchedulerIntegrationTests {
     @Test func cancellingAWaitingRequestRemovesItAtOnce() async throws {
         try await withServer { server in
             try await Self.withScheduledClient(perHost: 1) { client, _ in
-                let blocker = client.start(Request<Data>(path: server.url("/delay/10").absoluteString))
+                let blocker = client.start(Request<Data>(path: server.url("/gate/held").absoluteString))
                 #expect(await eventually { client.activity.inFlight == 1 })
                 let waiting = client.start(Request<Data>(path: server.url("/anything/never").absoluteString))
                 #expect(await eventually { client.activity.waiting == 1 })

@@ -53,7 +53,7 @@ struct CacheCrashTests {
                         let output = Pipe()
                         writer.standardOutput = output
                         writer.standardError = FileHandle.nullDevice
-                        try writer.run()
+                        try ChildProcess.start(writer)
                         // "ready" means the store is open; from then on, each moment is inside
                         // some step of some write. The pause only chooses the moment.
                         _ = try output.fileHandleForReading.read(upToCount: 6)

@@ -28,8 +28,17 @@ struct ChildProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try start(process)
         return ChildProcess(process: process, output: output)
+    }
+
+    /// Held while a child process is started: the tests start many at once, and Foundation's
+    /// `Process.run()` on Linux is not known to be safe to call from several threads together.
+    private static let launches = NSLock()
+
+    /// Starts `process`, one start at a time in this test process.
+    static func start(_ process: Process) throws {
+        try launches.withLock { try process.run() }
     }
 
     /// Kills the child with SIGKILL, by its PID.

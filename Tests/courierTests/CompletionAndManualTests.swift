@@ -29,7 +29,7 @@ struct CompletionAndManualTests {
             check.arguments = ["-n", file.path]
             let errors = Pipe()
             check.standardError = errors
-            try check.run()
+            try ChildProcess.start(check)
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             check.waitUntilExit()
             #expect(check.terminationStatus == 0, "bash -n \(file.lastPathComponent): \(text)")

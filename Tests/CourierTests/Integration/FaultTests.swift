@@ -97,7 +97,7 @@ struct FaultTests {
 
     /// A server that accepts the connection and never answers the TLS handshake: the attempt
     /// ends at the connect timeout, as a timeout with nothing sent, on both transports.
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
     func handshakeThatNeverEndsFailsAtTheConnectTimeout(customTrust: Bool) async throws {
         let error = try await handshakeError(customTrust: customTrust) {
             $0.timeouts.connect = .milliseconds(500)
@@ -108,7 +108,7 @@ struct FaultTests {
 
     /// The same server, with a connect timeout far away and a short total timeout: the
     /// request's deadline ends the handshake, on both transports.
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
     func handshakeThatNeverEndsFailsAtTheDeadline(customTrust: Bool) async throws {
         let error = try await handshakeError(customTrust: customTrust) {
             $0.timeouts.connect = .seconds(3600)

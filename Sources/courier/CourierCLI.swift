@@ -54,9 +54,9 @@ struct CourierCLI: AsyncParsableCommand {
         }
     }
 
-    /// Held while a command line is parsed: ArgumentParser's parsing is not safe to run on
+    /// Taken while a command line is parsed: ArgumentParser's parsing is not safe to run on
     /// several threads at once, and the tests run many command lines in one process.
-    private static let parsing = NSLock()
+    private static let parsing = Turns()
 
     private static func runParsed(_ arguments: [String], hint: String?, output: Output) async -> Int32 {
         // `-s` without `-S`: a failure is told by its status alone, but a usage error (2) is
@@ -64,7 +64,7 @@ struct CourierCLI: AsyncParsableCommand {
         var hidesErrors = false
         var proxy: String?
         do {
-            var command = try parsing.withLock { try parseAsRoot(arguments) }
+            var command = try await parsing.take { try parseAsRoot(arguments) }
             hidesErrors = (command as? any ClientCommand)?.client.hidesErrors ?? false
             proxy = (command as? any ClientCommand)?.client.proxyEndpoint
             if var command = command as? any AsyncParsableCommand {
@@ -85,7 +85,7 @@ struct CourierCLI: AsyncParsableCommand {
         } catch {
             // ArgumentParser's own errors: help and version (0), usage and validation errors (2).
             // Rendering them walks the same structures as parsing.
-            return parsing.withLock {
+            return await parsing.take {
                 let code = exitCode(for: error)
                 if code == .success {
                     output.write(fullMessage(for: error) + "\n")

@@ -151,16 +151,16 @@ public final class AsyncHTTPClientTransport: Transport {
                     // The body is read one piece ahead: a body that fails its own checks at
                     // the end (a file that changed while it was read) fails before its last
                     // piece is written, so the server never receives a complete-looking
-                    // body; and the end is signalled right behind the last piece.
+                    // body. The last piece goes out with the end of the body.
                     var pieces = requestBody.chunks().makeAsyncIterator()
                     var current = try await pieces.next()
                     while let piece = current {
                         let following = try await pieces.next()
-                        let written = writer.write(.byteBuffer(ByteBuffer(bytes: piece)))
-                        guard following != nil else { return }
-                        try await written.get()
+                        guard following != nil else { return .byteBuffer(ByteBuffer(bytes: piece)) }
+                        try await writer.write(.byteBuffer(ByteBuffer(bytes: piece))).get()
                         current = following
                     }
+                    return nil
                 }
             }
         }
@@ -174,18 +174,35 @@ public final class AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// A body of `length` bytes (if known) that `send` writes from a task; it ends when `send`
-    /// returns, and fails when it throws.
+    /// A body of `length` bytes (if known) that `send` writes from a task, all but the last
+    /// piece, which it returns; it fails when `send` throws.
+    ///
+    /// The last piece and the end of the body are handed to AsyncHTTPClient in one turn of the
+    /// request's event loop, so no part of the response can reach the request in between.
+    /// AsyncHTTPClient 1.37 keeps a connection leased for ever when a response with a body is
+    /// read whole before the end of the request body reaches the request (its request state
+    /// machine finishes the request then, and drops the end that comes later, which the
+    /// connection still waits for): a server that answers as soon as the last byte arrives
+    /// would otherwise, now and then, cost the pool a connection, until every request waits.
     private func streamed(
-        length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> Void
+        length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
     ) -> HTTPClient.Body {
         let group = clients.shared.eventLoopGroup
         return .stream(contentLength: length) { writer in
-            // The request's own loop calls this closure: completing the body there
-            // keeps the end of the body in order behind its last piece.
+            // AsyncHTTPClient calls this closure on the request's own loop.
             let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
             let promise = loop.makePromise(of: Void.self)
-            promise.completeWithTask { try await send(writer, loop) }
+            Task {
+                do {
+                    let last = try await send(writer, loop)
+                    loop.execute {
+                        if let last { _ = writer.write(last) }
+                        promise.succeed()
+                    }
+                } catch {
+                    promise.fail(error)
+                }
+            }
             return promise.futureResult
         }
     }

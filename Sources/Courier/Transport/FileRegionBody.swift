@@ -27,24 +27,29 @@ struct FileRegionBody: Sendable {
     /// connections wait meanwhile, for long.
     var regionSize = 1024 * 1024
 
-    /// Writes the body to `writer` on `loop`, the request's event loop.
-    func write(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop) async throws {
+    /// Writes the body to `writer` on `loop`, the request's event loop, all but its last piece
+    /// when that is bytes (the closing delimiter always is): that piece is returned for the
+    /// caller to write together with the end of the body.
+    func write(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop) async throws -> IOData? {
         reporter?.begin(total: length)
-        for segment in segments {
+        defer { reporter?.end() }
+        for (index, segment) in segments.enumerated() {
             switch segment {
             case .bytes(let data):
                 var start = data.startIndex
                 while start < data.endIndex {
                     let end = min(data.endIndex, start + MultipartReader.chunkSize)
-                    try await writer.write(.byteBuffer(ByteBuffer(bytes: data[start..<end]))).get()
+                    let piece = IOData.byteBuffer(ByteBuffer(bytes: data[start..<end]))
                     reporter?.advance(by: end - start)
+                    if end == data.endIndex, index == segments.count - 1 { return piece }
+                    try await writer.write(piece).get()
                     start = end
                 }
             case .file(let url, let size):
                 try await send(url, size: size, to: writer, on: loop)
             }
         }
-        reporter?.end()
+        return nil
     }
 
     /// Sends the file at `url`, measured at `size` bytes, region by region.

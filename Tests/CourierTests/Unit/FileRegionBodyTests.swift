@@ -94,7 +94,10 @@ struct FileRegionBodyTests {
         let values = Recorder<TransferProgress>()
         let recorder = WireRecorder(loop: loop)
         defer { recorder.sent.close() }
-        try await regions(of: body, to: recorder, reporter: ProgressReporter { values.record($0) }).write(to: recorder.writer, on: loop)
+        let last = try await regions(of: body, to: recorder, reporter: ProgressReporter { values.record($0) }).write(to: recorder.writer, on: loop)
+        // The closing delimiter is handed back, to go out with the end of the body.
+        let closing = try #require(last)
+        try await recorder.writer.write(closing).get()
 
         #expect(try #require(body.bufferGauge).highWaterMark == 0, "nothing was read into memory")
         let wire = recorder.taken

@@ -20,14 +20,15 @@ final class BodyWriter: Sendable {
         var total: Int64?
     }
 
-    /// How long a command writing to a file runs before its progress line appears.
-    static let progressDelay = Duration.seconds(1)
+    /// How long a command writing to a file (or sending one) runs before its progress line
+    /// appears.
+    @TaskLocal static var progressDelay = Duration.seconds(1)
 
     private let out: Output
     private let temporary: URL?
     private let limit: Int64?
     private let style: TerminalStyle
-    private let progress: DownloadProgressLine?
+    private let progress: TransferProgressLine?
     private let state: NIOLockedValueBox<State>
 
     /// Opens the working file for `path`, if there is one, before anything is sent: a path
@@ -43,7 +44,7 @@ final class BodyWriter: Sendable {
         self.limit = limit
         self.style = style
         if path != nil, let progressSince, out.progress != nil {
-            self.progress = DownloadProgressLine(output: out, quietUntil: progressSince + Self.progressDelay)
+            self.progress = TransferProgressLine(output: out, quietUntil: progressSince + Self.progressDelay)
         } else {
             self.progress = nil
         }

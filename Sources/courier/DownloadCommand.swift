@@ -76,7 +76,7 @@ struct DownloadCommand: AsyncParsableCommand {
             try PathCheck.writableFolder(current, option: "--dir", named: "the current folder \(current) (no -o or --dir)")
             destination = .directory(URL(fileURLWithPath: current, isDirectory: true))
         }
-        let progress = DownloadProgressLine(output: out)
+        let progress = TransferProgressLine(output: out)
         // -s: no progress at all.
         var report: (@Sendable (TransferProgress) -> Void)?
         if !client.silent { report = { @Sendable in progress.update($0) } }

@@ -73,8 +73,14 @@ struct FetchBodyOptions: ParsableArguments {
             return .data(try Self.read("@-", option: "-T"), contentType: nil)
         }
         if let uploadFile {
-            // Like curl, no Content-Type of its own: -H can give one.
-            return .data(try PathCheck.contents(of: uploadFile, named: "-T \(uploadFile)"), contentType: nil)
+            // Like curl, no Content-Type of its own (-H can give one), and the file is read
+            // while it is sent, not first.
+            try PathCheck.readableFile(uploadFile, named: "-T \(uploadFile)")
+            do throws(CourierError) {
+                return try .file(URL(fileURLWithPath: uploadFile), contentType: nil)
+            } catch {
+                throw CommandFailure(.readError, "-T \(uploadFile): \(error.message)")
+            }
         }
         if isForm {
             let parts = try formFields.map { text throws(CommandFailure) in try MultipartOptions.Part(text) }

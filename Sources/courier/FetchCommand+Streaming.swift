@@ -10,11 +10,20 @@ extension FetchCommand {
         let writer = try BodyWriter(path: destination.path, out: out, limit: limit.maxFilesize, style: style, progressSince: client.silent ? nil : started)
         let printsHead = include || headOnly
         let writesBody = self.writesBody
+        var request = plan.request
+        // A body that takes long to send shows its own line on a stderr terminal, ended as
+        // soon as the answer begins (or the command fails).
+        let uploadLine =
+            client.silent || request.body == nil || out.progress == nil
+            ? nil : TransferProgressLine(output: out, quietUntil: started + BodyWriter.progressDelay)
+        defer { uploadLine?.finishLine() }
+        if let uploadLine { request.uploadProgress = { uploadLine.update($0) } }
         var head: Response
         var received: Int64
         do {
             (head, received) = try await ClientOptions.withClient(configuration: plan.configuration) { client in
-                try await client.stream(plan.request) { streamed in
+                try await client.stream(request) { streamed in
+                    uploadLine?.finishLine()
                     let writes = writesBody(streamed.head.status)
                     if writes { try writer.check(announcedLength: streamed.head.headers["Content-Length"]) }
                     if printsHead { out.write(style.head(streamed.head)) }
@@ -32,6 +41,7 @@ extension FetchCommand {
             if writesBody(head.status) { try writer.finish() } else { writer.abandon() }
         } catch let error as CourierError where error.kind == .authenticationFailed && error.response != nil {
             // Refused credentials, as in curl: the final 401 is the response.
+            uploadLine?.finishLine()
             (head, received) = (error.response!, Int64(error.response!.body.count))
             if printsHead { out.write(style.head(head)) }
             if writesBody(head.status) {

@@ -135,15 +135,15 @@ struct DownloadCommandTests {
     }
 
     @Test func describesProgress() {
-        #expect(DownloadProgressLine.bytes(512) == "512 B")
-        #expect(DownloadProgressLine.bytes(1536) == "1.5 KiB")
-        #expect(DownloadProgressLine.bytes(12 << 20) == "12.0 MiB")
-        let line = DownloadProgressLine.describe(TransferProgress(completedBytes: 12 << 20, totalBytes: 100 << 20), rate: Double(4 << 20))
+        #expect(TransferProgressLine.bytes(512) == "512 B")
+        #expect(TransferProgressLine.bytes(1536) == "1.5 KiB")
+        #expect(TransferProgressLine.bytes(12 << 20) == "12.0 MiB")
+        let line = TransferProgressLine.describe(TransferProgress(completedBytes: 12 << 20, totalBytes: 100 << 20), rate: Double(4 << 20))
         #expect(line == "12.0 MiB of 100.0 MiB (12 %), 4.0 MiB/s, 0:22 left")
-        #expect(DownloadProgressLine.describe(TransferProgress(completedBytes: 10, totalBytes: nil), rate: nil) == "10 B")
+        #expect(TransferProgressLine.describe(TransferProgress(completedBytes: 10, totalBytes: nil), rate: nil) == "10 B")
         // A length announced near Int64.max, or a crawling rate, does not trap.
-        let absurd = DownloadProgressLine.describe(TransferProgress(completedBytes: 0, totalBytes: Int64.max), rate: 1e-300)
+        let absurd = TransferProgressLine.describe(TransferProgress(completedBytes: 0, totalBytes: Int64.max), rate: 1e-300)
         #expect(absurd.hasSuffix("more than 99 hours left"))
-        #expect(DownloadProgressLine.describe(TransferProgress(completedBytes: 0, totalBytes: Int64.max), rate: 1).hasSuffix("more than 99 hours left"))
+        #expect(TransferProgressLine.describe(TransferProgress(completedBytes: 0, totalBytes: Int64.max), rate: 1).hasSuffix("more than 99 hours left"))
     }
 }

@@ -45,12 +45,31 @@ struct FetchProgressTests {
         }
     }
 
+    @Test("-T sends the file as it is read, with a line of its own on a stderr terminal, ended before the answer")
+    func uploadLine() async throws {
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("upload.bin")
+        try Data(repeating: 42, count: 300 * 1024).write(to: file)
+        try await withServer { server in
+            // No quiet start: the line shows however fast the loopback sends the file.
+            let run = await BodyWriter.$progressDelay.withValue(.zero) {
+                await courierOnTerminal(["fetch", "-T", file.path, server.url("/sink").absoluteString], stderrIsTerminal: true)
+            }
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.progress.contains { $0.hasPrefix("300.0 KiB of 300.0 KiB (100 %)") }, "\(run.progress)")
+            #expect(run.progress.last == "\n")
+            #expect(run.stdout.contains("307200"), "\(run.stdout)")
+            #expect(server.receivedRequests.last?.method == "PUT")
+        }
+    }
+
     @Test("the quiet start: nothing drawn before it, the line from then on")
     func quietStart() {
         let (output, captured) = Output.capturing(terminal: true)
         let start = ContinuousClock.now
         let clock = NIOLockedValueBox(start)
-        let line = DownloadProgressLine(output: output, quietUntil: start + .seconds(1), now: { clock.withLockedValue { $0 } })
+        let line = TransferProgressLine(output: output, quietUntil: start + .seconds(1), now: { clock.withLockedValue { $0 } })
         line.update(TransferProgress(completedBytes: 0, totalBytes: 100))
         clock.withLockedValue { $0 += .milliseconds(900) }
         line.update(TransferProgress(completedBytes: 50, totalBytes: 100))

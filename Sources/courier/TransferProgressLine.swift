@@ -2,11 +2,11 @@ import Courier
 import Foundation
 import NIOConcurrencyHelpers
 
-/// Draws a download's progress: a redrawn bar on a terminal (bytes, rate, time left), plain
-/// lines on stderr otherwise, one per tenth of the file (or per 10 MiB when the length is
+/// Draws a transfer's progress, a download's or an upload's: a redrawn bar on a terminal
+/// (bytes, rate, time left), plain lines on stderr otherwise, one per tenth of the file (or per 10 MiB when the length is
 /// unknown) and one at the end. With a quiet start, nothing is drawn before that instant, so
 /// a short transfer leaves no line behind.
-final class DownloadProgressLine: Sendable {
+final class TransferProgressLine: Sendable {
     private struct State {
         var start: (bytes: Int64, at: ContinuousClock.Instant)?
         var lastDrawn: ContinuousClock.Instant?

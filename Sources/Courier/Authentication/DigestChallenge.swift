@@ -27,9 +27,7 @@ struct DigestChallenge: Hashable, Sendable {
         self.opaque = challenge["opaque"]
         self.algorithm = algorithm
         self.namesAlgorithm = challenge["algorithm"] != nil
-        self.qopOptions = (challenge["qop"] ?? "").split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        }.filter { !$0.isEmpty }
+        self.qopOptions = FieldList.elements(challenge["qop"] ?? "").map { $0.lowercased() }
         self.stale = challenge["stale"]?.lowercased() == "true"
         self.userhash = challenge["userhash"]?.lowercased() == "true"
         if challenge["qop"] != nil, !qopOptions.contains("auth"), !qopOptions.contains("auth-int") { return nil }

@@ -25,7 +25,8 @@ struct SetCookie: Sendable, Hashable {
     /// Parses one field value; `nil` for a field the algorithm ignores (no `=`, an empty
     /// name, a name or value with control characters, or one too long).
     init?(_ text: String) {
-        let parts = text.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
+        // Split at the scalars `;` and `=` (a character may join one to a mark beside it).
+        let parts = text.unicodeScalars.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)
         let pair = parts[0]
         guard let equals = pair.firstIndex(of: "=") else { return nil }
         name = SetCookie.trimmed(pair[..<equals])
@@ -81,8 +82,8 @@ struct SetCookie: Sendable, Hashable {
     private static let blanks = CharacterSet(charactersIn: " \t")
 
     /// Removes spaces and tabs at both ends.
-    private static func trimmed(_ text: Substring) -> String {
-        text.trimmingCharacters(in: SetCookie.blanks)
+    private static func trimmed(_ text: Substring.UnicodeScalarView) -> String {
+        Substring(text).trimmingCharacters(in: SetCookie.blanks)
     }
 
     /// Control characters other than tab (RFC 6265bis §5.6 ignores such cookies).

@@ -55,8 +55,7 @@ struct CacheControl: Sendable, Hashable {
     /// lower-cased; `nil` when the directive is absent or has no argument.
     func fieldNames(_ name: String) -> [String]? {
         guard let argument = first(name)?.argument else { return nil }
-        let names = argument.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        return names.filter { !$0.isEmpty }
+        return FieldList.elements(argument).map { $0.lowercased() }
     }
 
     /// Reads delta-seconds (RFC 9111 §1.2.2): digits only; capped at ``maximumDeltaSeconds``.
@@ -70,36 +69,38 @@ struct CacheControl: Sendable, Hashable {
         return min(value, maximumDeltaSeconds)
     }
 
-    /// Splits a field value at commas that are not inside a quoted string.
-    private static func split(_ value: String) -> [Substring] {
-        var pieces: [Substring] = []
-        var start = value.startIndex
+    /// Splits a field value at commas that are not inside a quoted string. It reads scalars,
+    /// not characters: a character may join a comma or a quote to a mark beside it.
+    private static func split(_ value: String) -> [Substring.UnicodeScalarView] {
+        let scalars = value.unicodeScalars
+        var pieces: [Substring.UnicodeScalarView] = []
+        var start = scalars.startIndex
         var quoted = false
         var escaped = false
-        for index in value.indices {
-            let character = value[index]
+        for index in scalars.indices {
+            let scalar = scalars[index]
             if escaped {
                 escaped = false
-            } else if quoted && character == "\\" {
+            } else if quoted && scalar == "\\" {
                 escaped = true
-            } else if character == "\"" {
+            } else if scalar == "\"" {
                 quoted.toggle()
-            } else if character == "," && !quoted {
-                pieces.append(value[start..<index])
-                start = value.index(after: index)
+            } else if scalar == "," && !quoted {
+                pieces.append(scalars[start..<index])
+                start = scalars.index(after: index)
             }
         }
-        pieces.append(value[start...])
+        pieces.append(scalars[start...])
         return pieces
     }
 
     /// One `name[=argument]` item; `nil` when it has no name.
-    private static func directive(_ item: Substring) -> Directive? {
+    private static func directive(_ item: Substring.UnicodeScalarView) -> Directive? {
         let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+        let name = Substring(parts[0]).trimmingCharacters(in: .whitespaces).lowercased()
         guard !name.isEmpty else { return nil }
         guard parts.count == 2 else { return Directive(name: name, argument: nil) }
-        return Directive(name: name, argument: unquote(parts[1].trimmingCharacters(in: .whitespaces)))
+        return Directive(name: name, argument: unquote(Substring(parts[1]).trimmingCharacters(in: .whitespaces)))
     }
 
     /// A quoted string without its quotes and escapes; a token as it is.

@@ -40,7 +40,7 @@ enum CacheKey {
     /// Combines field lines and removes the whitespace around list elements and inside them
     /// that does not change their meaning.
     static func normalise(_ values: [String]) -> String {
-        values.joined(separator: ",").split(separator: ",").map { element in
+        FieldList.elements(values).map { element in
             element.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         }.filter { !$0.isEmpty }.joined(separator: ", ")
     }

@@ -90,7 +90,7 @@ struct Freshness: Sendable, Hashable {
 
     /// The `Age` field's value: its first line read as delta-seconds; `0` when absent or invalid.
     static func ageValue(_ headers: Headers) -> TimeInterval {
-        guard let first = headers.values(for: "Age").first?.split(separator: ",").first else { return 0 }
+        guard let line = headers.values(for: "Age").first, let first = FieldList.elements(line).first else { return 0 }
         return TimeInterval(CacheControl.deltaSeconds(String(first)) ?? 0)
     }
 

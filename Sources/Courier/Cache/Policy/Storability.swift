@@ -65,7 +65,7 @@ enum Storability {
     static func connectionScoped(_ headers: Headers) -> Set<String> {
         var names = hopByHop
         for value in headers.values(for: "Connection") {
-            for name in value.split(separator: ",") { names.insert(name.trimmingCharacters(in: .whitespaces).lowercased()) }
+            for name in FieldList.elements(value) { names.insert(name.lowercased()) }
         }
         return names
     }
@@ -74,9 +74,9 @@ enum Storability {
     static func varyNames(_ headers: Headers) -> [String] {
         var names: [String] = []
         for value in headers.values(for: "Vary") {
-            for name in value.split(separator: ",") {
-                let lower = name.trimmingCharacters(in: .whitespaces).lowercased()
-                if !lower.isEmpty && !names.contains(lower) { names.append(lower) }
+            for name in FieldList.elements(value) {
+                let lower = name.lowercased()
+                if !names.contains(lower) { names.append(lower) }
             }
         }
         return names

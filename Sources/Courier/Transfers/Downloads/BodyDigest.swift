@@ -20,7 +20,7 @@ struct BodyDigest: Equatable {
     static func announced(in headers: Headers, isWholeFile: Bool) -> [BodyDigest] {
         var digests: [BodyDigest] = []
         for value in headers.values(for: "Repr-Digest") {
-            for member in value.split(separator: ",") {
+            for member in FieldList.elements(value) {
                 let pair = member.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2, let algorithm = Algorithm(rawValue: pair[0].trimmingCharacters(in: .whitespaces).lowercased()) else { continue }
                 let bytes = pair[1].trimmingCharacters(in: .whitespaces)
@@ -31,7 +31,7 @@ struct BodyDigest: Equatable {
             }
         }
         for value in headers.values(for: "Digest") {
-            for member in value.split(separator: ",") {
+            for member in FieldList.elements(value) {
                 let pair = member.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2, let algorithm = Algorithm(rawValue: pair[0].trimmingCharacters(in: .whitespaces).lowercased()),
                     let data = Data(base64Encoded: pair[1].trimmingCharacters(in: .whitespaces))

@@ -37,9 +37,7 @@ final class ContentDecoder {
         encodings: [String], method: String, status: Int, decompression: Decompression, url: URL
     ) throws(CourierError) -> ContentDecoder? {
         guard case .enabled(let ratio) = decompression, hasBody(method: method, status: status) else { return nil }
-        let codings = encodings.flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty && $0 != "identity" }
+        let codings = FieldList.elements(encodings).map { $0.lowercased() }.filter { $0 != "identity" }
         guard !codings.isEmpty else { return nil }
         guard codings.count <= 8 else {
             throw CourierError(.unsupportedContentEncoding, "The response lists \(codings.count) content codings; Courier undoes at most 8 layers.", url: url)

@@ -1,0 +1,21 @@
+import Foundation
+
+/// The elements of a comma-separated field value (RFC 9110 §5.6.1).
+///
+/// The value is split at every comma of its Unicode scalars, not of its characters: a
+/// character (an extended grapheme cluster) may hold a comma together with a combining mark
+/// or a prepended mark next to it, and a server could otherwise hide an element's end inside
+/// one. Each element is trimmed of surrounding whitespace; empty elements are dropped.
+enum FieldList {
+    static func elements(_ value: String) -> [String] {
+        value.unicodeScalars.split(separator: ",").compactMap { scalars in
+            let element = Substring(scalars).trimmingCharacters(in: .whitespaces)
+            return element.isEmpty ? nil : element
+        }
+    }
+
+    /// The elements of every line of a field, in order.
+    static func elements(_ lines: [String]) -> [String] {
+        lines.flatMap { elements($0) }
+    }
+}

@@ -15,7 +15,7 @@ extension AsyncHTTPClientTransport {
             return try await body(StreamedResponse(whole: try await send(request, deadline: deadline)))
         }
         let start = ContinuousClock.now
-        let (ahcRequest, regions) = try makeRequest(request)
+        let (ahcRequest, regions, sending) = try makeRequest(request)
         let handoff = BodyHandoff()
         let watch = watchdogs?.makeWatch()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
@@ -24,7 +24,7 @@ extension AsyncHTTPClientTransport {
             request: ahcRequest,
             delegate: StreamingDelegate(
                 handoff: handoff, url: request.url, method: request.method.rawValue, decompression: decompression,
-                regions: regions, watch: watch
+                regions: regions, watch: watch, sending: sending
             ),
             eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
@@ -86,6 +86,7 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     let handoff: BodyHandoff
     let regions: SentRegions?
     let watch: ReadWatchdog.Watch?
+    let sending: BodySending?
     private let url: URL
     private let method: String
     private let decompression: Decompression
@@ -93,9 +94,10 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
 
     init(
         handoff: BodyHandoff, url: URL, method: String, decompression: Decompression, regions: SentRegions?,
-        watch: ReadWatchdog.Watch?
+        watch: ReadWatchdog.Watch?, sending: BodySending?
     ) {
         self.handoff = handoff
+        self.sending = sending
         self.url = url
         self.method = method
         self.decompression = decompression
@@ -111,7 +113,7 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
             return task.eventLoop.makeFailedFuture(error)
         }
         handoff.receive(head)
-        return task.eventLoop.makeSucceededVoidFuture()
+        return accepted(head, on: task.eventLoop)
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {

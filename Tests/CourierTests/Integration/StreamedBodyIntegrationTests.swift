@@ -40,4 +40,54 @@ struct StreamedBodyIntegrationTests {
             }
         }
     }
+
+    /// A server that answers 200 as soon as it has the head, then reads the body: each
+    /// response comes once the body has gone whole, and the one connection the client may open
+    /// serves every request in turn (a connection still waiting for the end of a body would
+    /// make the next request wait for it until the connect timeout).
+    @Test func aSuccessSentBeforeTheBodyEndsLeavesTheConnectionToTheNextRequest() async throws {
+        let server = try await FaultServer.start(.answerBeforeBody)
+        do {
+            try await withClient(
+                nil,
+                configure: {
+                    $0.limits.maximumConnectionsPerHost = 1; $0.timeouts.connect = .seconds(30)
+                }
+            ) { client in
+                for kind in ["stream", "file", "stream", "file"] {
+                    var request = Request<Response>(method: .post, path: server.url.appendingPathComponent("upload").absoluteString, body: try Self.slowBody(kind))
+                    request.validators = []
+                    let response = try await client.send(request)
+                    #expect(response.status == 200)
+                    #expect(response.body == Data("ok".utf8))
+                }
+            }
+            #expect(server.acceptedConnections == 1)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
+    /// A body whose end comes well after its first piece (streamed), or a multipart form.
+    private static func slowBody(_ kind: String) throws -> RequestBody {
+        guard kind == "stream" else {
+            var form = MultipartForm()
+            form.addField(String(repeating: "x", count: 300_000), named: "field")
+            return try .multipart(form)
+        }
+        return RequestBody.stream(length: 6) {
+            AsyncThrowingStream { continuation in
+                let task = Task {
+                    continuation.yield(Data("abc".utf8))
+                    // Room for the answer to arrive before the end of the body does.
+                    try? await Task.sleep(for: .milliseconds(200))
+                    continuation.yield(Data("def".utf8))
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
+    }
 }

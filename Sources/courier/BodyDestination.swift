@@ -18,7 +18,8 @@ struct BodyDestination: Sendable {
         if remoteHeaderName && !remoteName { throw CommandFailure(.invalidInput, "-J/--remote-header-name needs -O/--remote-name") }
         if remoteName && output != nil { throw CommandFailure(.invalidInput, "give -o PATH or -O, not both") }
         if let output {
-            try PathCheck.writableFile(output, option: "-o")
+            // As with curl, `-o /dev/null` (or another device) is written to as it is.
+            try PathCheck.writableFile(output, option: "-o", allowsDevice: true)
             path = output
         } else if remoteName {
             let path = try Self.remotePath(url: url)

@@ -49,7 +49,14 @@ final class BodyWriter: Sendable {
             self.progress = nil
         }
         var state = State()
-        if let path {
+        if let path, PathCheck.isCharacterDevice(path) {
+            // A device (`/dev/null`, a terminal) is written to directly: nothing to move into place.
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw CommandFailure(.writeError, "could not write \(path): check that the device can be written to")
+            }
+            self.temporary = nil
+            state.handle = handle
+        } else if let path {
             let destination = URL(fileURLWithPath: path)
             let temporary = destination.deletingLastPathComponent()
                 .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString.prefix(8))")
@@ -119,7 +126,10 @@ final class BodyWriter: Sendable {
         if let held = takeHeld() { out.write(style.body(held.body, mediaType: held.mediaType)) }
         progress?.finishLine()
         let (handle, destination) = state.withLockedValue { ($0.handle, $0.destination) }
-        guard let handle, let destination, let temporary else { return }
+        guard let handle, let destination, let temporary else {
+            try? handle?.close()
+            return
+        }
         do {
             try handle.close()
             if FileManager.default.fileExists(atPath: destination.path) {

@@ -34,6 +34,12 @@ enum PathCheck {
         }
     }
 
+    /// Whether `path` is a character device (`/dev/null`, a terminal), symbolic links followed.
+    static func isCharacterDevice(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
+    }
+
     static func kind(of path: String) -> Kind {
         var status = stat()
         guard stat(path, &status) == 0 else { return .nothing }
@@ -104,8 +110,15 @@ enum PathCheck {
     }
 
     /// A file the command replaces or makes (`-o`, `--cookie-jar`): a regular file or nothing,
-    /// in a folder that exists and is writable.
-    static func writableFile(_ path: String, option: String) throws(CommandFailure) {
+    /// in a folder that exists and is writable; with `allowsDevice`, also a character device
+    /// the command may write to, such as `/dev/null`.
+    static func writableFile(_ path: String, option: String, allowsDevice: Bool = false) throws(CommandFailure) {
+        if allowsDevice, isCharacterDevice(path) {
+            guard access(path, W_OK) == 0 else {
+                throw CommandFailure(.writeError, "\(option) \(path): the device is not writable; give a path you can write to")
+            }
+            return
+        }
         let kind = kind(of: path)
         guard kind == .nothing || kind == .file else {
             throw CommandFailure(.writeError, "\(option) \(path): \(kind.described) is there; give the path of a regular file")

@@ -70,8 +70,7 @@ struct WrongPath: Sendable, CustomTestStringConvertible {
 
     /// Device files, which only root can make.
     static let devices: [WrongPath] =
-        cases(["fetch", "URL", "-o", "PATH"], "-o", [.device])
-        + cases(["download", "URL", "-o", "PATH", "--overwrite"], "-o", [.device])
+        cases(["download", "URL", "-o", "PATH", "--overwrite"], "-o", [.device])
         + cases(["fetch", "URL", "--cookie-jar", "PATH"], "--cookie-jar", [.device])
         + cases(["fetch", "URL", "--data", "x", "--durable", "--queue", "PATH"], "--queue", [.device])
         + cases(["fetch", "URL", "--data", "@PATH"], "--data @PATH", [.device])
@@ -89,6 +88,23 @@ struct PathCheckTests {
     @Test("A device is refused like any path of the wrong kind", .enabled(if: canMakeDevices, "only root can make a device file"), arguments: WrongPath.devices)
     func devicesAreRefused(_ wrong: WrongPath) async throws {
         try await Self.expectRefused(wrong)
+    }
+
+    /// `curl -s -o /dev/null -w '%{http_code}' URL`: fetch writes the body into the device as
+    /// it is, and leaves the device in place (a copy of /dev/null here, never the real one).
+    @Test("fetch -o DEVICE writes into the device and leaves it a device", .enabled(if: canMakeDevices, "only root can make a device file"))
+    func fetchWritesIntoADevice() async throws {
+        let folder = try scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let device = try PathThing.device.make(in: folder)
+        try await withServer { server in
+            let run = await courier("fetch", "-s", "-o", device, "-w", "%{http_code}", server.url("/bytes/100").absoluteString)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout == "200")
+            #expect(PathCheck.isCharacterDevice(device))
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(left == ["thing"], "no working file is left beside it")
+        }
     }
 
     /// curl's status for a path its option cannot use: a file to write 23, a file to read 26,

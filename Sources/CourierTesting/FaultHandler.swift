@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 
 /// The per-connection handler of ``FaultServer``: waits for the end of the request head, then injects the fault.
@@ -24,8 +23,6 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var writingHeaders = false
     private var lingerTask: Scheduled<Void>?
     private var requestsOnConnection = 0
-    /// Body bytes of the current request still to be read and dropped (``FaultServer/Fault/answerBeforeBody``).
-    private var bodyToSkip = 0
     private var trickle: Scheduled<Void>?
     /// The pause between two pieces of a trickling fault, and how many pieces it writes at most.
     private static let tricklePause = TimeAmount.milliseconds(50)
@@ -36,22 +33,15 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = self.unwrapInboundIn(data)
-        if self.bodyToSkip > 0 {
-            let skipped = min(self.bodyToSkip, buffer.readableBytes)
-            buffer.moveReaderIndex(forwardBy: skipped)
-            self.bodyToSkip -= skipped
-            guard buffer.readableBytes > 0 else { return }
-        }
         guard !self.triggered else { return }
+        let buffer = self.unwrapInboundIn(data)
         let searchStart = max(0, self.received.count - 3)
         self.received.append(contentsOf: buffer.readableBytesView)
         let headComplete = Multipart.find([13, 10, 13, 10], in: self.received, from: searchStart) != nil
         if headComplete || self.received.count > Self.maximumHeadSize {
             self.triggered = true
-            let head = self.received
             self.received = []
-            self.injectFault(context: context, head: head)
+            self.injectFault(context: context)
         }
     }
 
@@ -76,9 +66,7 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    /// Misbehaves as the fault says; `head` is what was read up to and just past the end of
-    /// the request head.
-    private func injectFault(context: ChannelHandlerContext, head: [UInt8]) {
+    private func injectFault(context: ChannelHandlerContext) {
         switch self.fault {
         case .closeBeforeResponse:
             context.close(promise: nil)
@@ -92,13 +80,6 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")), promise: nil)
             // Read the next request head on the same connection.
-            self.triggered = false
-        case .answerBeforeBody:
-            let end = (Multipart.find([13, 10, 13, 10], in: head, from: 0) ?? head.count) + 4
-            let lines = String(decoding: head.prefix(end), as: UTF8.self).lowercased().split(separator: "\r\n")
-            let length = lines.first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
-            self.bodyToSkip = max(0, length - max(0, head.count - end))
-            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")), promise: nil)
             self.triggered = false
         case .endlessHeaders:
             context.write(self.wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\n")), promise: nil)

@@ -38,11 +38,6 @@ public final class FaultServer: Sendable {
         /// Write a head announcing a 1 MiB body, then one body byte every 50 ms, until the
         /// client closes (or 10 minutes pass): a body that trickles in forever.
         case trickleBody
-        /// Answer each request with `200 OK` and the body `ok` as soon as its head has
-        /// arrived, keeping the connection open; then read and drop as many body bytes as its
-        /// `Content-Length` announces, and wait for the next request on the same connection: a
-        /// server that answers an upload before it has read it.
-        case answerBeforeBody
     }
 
     private let channel: any Channel
@@ -114,7 +109,7 @@ extension FaultServer.Fault {
     /// The bytes written right after the request head, for the faults that write a fixed response.
     var fixedResponse: [UInt8]? {
         switch self {
-        case .closeBeforeResponse, .stall, .endlessHeaders, .closeReusedConnection, .trickleHead, .trickleBody, .answerBeforeBody:
+        case .closeBeforeResponse, .stall, .endlessHeaders, .closeReusedConnection, .trickleHead, .trickleBody:
             return nil
         case .closeMidBody:
             return Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8)

@@ -15,7 +15,7 @@ extension AsyncHTTPClientTransport {
             return try await body(StreamedResponse(whole: try await send(request, deadline: deadline)))
         }
         let start = ContinuousClock.now
-        let (ahcRequest, regions, sending) = try makeRequest(request)
+        let (ahcRequest, regions) = try makeRequest(request)
         let handoff = BodyHandoff()
         let watch = watchdogs?.makeWatch()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
@@ -24,7 +24,7 @@ extension AsyncHTTPClientTransport {
             request: ahcRequest,
             delegate: StreamingDelegate(
                 handoff: handoff, url: request.url, method: request.method.rawValue, decompression: decompression,
-                regions: regions, watch: watch, sending: sending
+                regions: regions, watch: watch
             ),
             eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
@@ -86,7 +86,6 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     let handoff: BodyHandoff
     let regions: SentRegions?
     let watch: ReadWatchdog.Watch?
-    let sending: BodySending?
     private let url: URL
     private let method: String
     private let decompression: Decompression
@@ -94,10 +93,9 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
 
     init(
         handoff: BodyHandoff, url: URL, method: String, decompression: Decompression, regions: SentRegions?,
-        watch: ReadWatchdog.Watch?, sending: BodySending?
+        watch: ReadWatchdog.Watch?
     ) {
         self.handoff = handoff
-        self.sending = sending
         self.url = url
         self.method = method
         self.decompression = decompression
@@ -113,7 +111,7 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
             return task.eventLoop.makeFailedFuture(error)
         }
         handoff.receive(head)
-        return accepted(head, on: task.eventLoop)
+        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {

@@ -85,11 +85,11 @@ public final class AsyncHTTPClientTransport: Transport {
 
     public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
         let start = ContinuousClock.now
-        let (ahcRequest, regions, sending) = try makeRequest(request)
+        let (ahcRequest, regions) = try makeRequest(request)
         let watch = watchdogs?.makeWatch()
         let delegate = CollectingDelegate(
             limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: decompression,
-            regions: regions, watch: watch, sending: sending
+            regions: regions, watch: watch
         )
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let route = clients.route(to: request.url)
@@ -125,9 +125,9 @@ public final class AsyncHTTPClientTransport: Transport {
         try await clients.shutdown()
     }
 
-    /// The request for AsyncHTTPClient, what its delegate must report sent parts to when the
-    /// body goes out as file regions, and what says when a streamed body has gone whole.
-    func makeRequest(_ request: HTTPRequest) throws(CourierError) -> (HTTPClient.Request, SentRegions?, BodySending?) {
+    /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
+    /// the body goes out as file regions.
+    func makeRequest(_ request: HTTPRequest) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
@@ -135,7 +135,6 @@ public final class AsyncHTTPClientTransport: Transport {
         if proxy != nil { headers.remove(name: "Proxy-Authorization") }
         var body: HTTPClient.Body?
         var regions: SentRegions?
-        var sending: BodySending?
         if let requestBody = request.body {
             if !requestBody.isStreamed, let data = requestBody.bytes {
                 body = .bytes(data)
@@ -143,16 +142,12 @@ public final class AsyncHTTPClientTransport: Transport {
                 let sent = SentRegions()
                 regions = sent
                 let parts = FileRegionBody(segments: segments, reporter: requestBody.progressReporter, length: requestBody.length, sent: sent)
-                let tracker = BodySending()
-                sending = tracker
-                body = streamed(length: requestBody.length, sending: tracker) { writer, loop in try await parts.write(to: writer, on: loop) }
+                body = streamed(length: requestBody.length) { writer, loop in try await parts.write(to: writer, on: loop) }
             } else {
                 // Each piece is taken from the body only once the previous one is written
                 // (or queued while the connection is writable), so a body read from disk
                 // never piles up in memory.
-                let tracker = BodySending()
-                sending = tracker
-                body = streamed(length: requestBody.length, sending: tracker) { writer, _ in
+                body = streamed(length: requestBody.length) { writer, _ in
                     // The body is read one piece ahead: a body that fails its own checks at
                     // the end (a file that changed while it was read) fails before its last
                     // piece is written, so the server never receives a complete-looking
@@ -173,14 +168,14 @@ public final class AsyncHTTPClientTransport: Transport {
             let built = try HTTPClient.Request(
                 url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: body
             )
-            return (built, regions, sending)
+            return (built, regions)
         } catch {
             throw AsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
         }
     }
 
     /// A body of `length` bytes (if known) that `send` writes from a task, all but the last
-    /// piece, which it returns; it fails when `send` throws. `sending` is told when it ends.
+    /// piece, which it returns; it fails when `send` throws.
     ///
     /// The last piece and the end of the body are handed to AsyncHTTPClient in one turn of the
     /// request's event loop, so no part of the response can reach the request in between.
@@ -190,8 +185,7 @@ public final class AsyncHTTPClientTransport: Transport {
     /// connection still waits for): a server that answers as soon as the last byte arrives
     /// would otherwise, now and then, cost the pool a connection, until every request waits.
     private func streamed(
-        length: Int64?, sending: BodySending,
-        _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
+        length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
     ) -> HTTPClient.Body {
         let group = clients.shared.eventLoopGroup
         return .stream(contentLength: length) { writer in
@@ -204,11 +198,9 @@ public final class AsyncHTTPClientTransport: Transport {
                     loop.execute {
                         if let last { _ = writer.write(last) }
                         promise.succeed()
-                        sending.ended()
                     }
                 } catch {
                     promise.fail(error)
-                    sending.ended()
                 }
             }
             return promise.futureResult
@@ -250,13 +242,8 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     private var decoder: ContentDecoder?
     let regions: SentRegions?
     let watch: ReadWatchdog.Watch?
-    let sending: BodySending?
 
-    init(
-        limit: Int, url: URL, method: String, decompression: Decompression, regions: SentRegions?, watch: ReadWatchdog.Watch?,
-        sending: BodySending?
-    ) {
-        self.sending = sending
+    init(limit: Int, url: URL, method: String, decompression: Decompression, regions: SentRegions?, watch: ReadWatchdog.Watch?) {
         self.limit = limit
         self.url = url
         self.method = method
@@ -281,7 +268,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
         {
             return task.eventLoop.makeFailedFuture(tooLarge())
         }
-        return accepted(head, on: task.eventLoop)
+        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<CollectedResponse>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {

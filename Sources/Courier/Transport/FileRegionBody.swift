@@ -32,7 +32,6 @@ struct FileRegionBody: Sendable {
     /// caller to write together with the end of the body.
     func write(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop) async throws -> IOData? {
         reporter?.begin(total: length)
-        defer { reporter?.end() }
         for (index, segment) in segments.enumerated() {
             switch segment {
             case .bytes(let data):
@@ -41,7 +40,10 @@ struct FileRegionBody: Sendable {
                     let end = min(data.endIndex, start + MultipartReader.chunkSize)
                     let piece = IOData.byteBuffer(ByteBuffer(bytes: data[start..<end]))
                     reporter?.advance(by: end - start)
-                    if end == data.endIndex, index == segments.count - 1 { return piece }
+                    if end == data.endIndex, index == segments.count - 1 {
+                        reporter?.end()
+                        return piece
+                    }
                     try await writer.write(piece).get()
                     start = end
                 }
@@ -49,6 +51,7 @@ struct FileRegionBody: Sendable {
                 try await send(url, size: size, to: writer, on: loop)
             }
         }
+        reporter?.end()
         return nil
     }
 

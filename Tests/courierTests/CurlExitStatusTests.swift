@@ -81,22 +81,24 @@ struct CurlExitStatusTests {
 
     @Test("a malformed response is 8 (weird server reply), naming host:port")
     func malformedResponse() async throws {
-        let server = try await FaultServer.start(.malformedStatusLine)
-        defer { Task { try? await server.shutdown() } }
-        let run = await courier("fetch", server.url.absoluteString)
-        expectFailure(run, .malformedResponse, startingWith: "127.0.0.1:\(server.port) sent a response that breaks HTTP's rules")
+        try await expectFetch(from: .malformedStatusLine, fails: .malformedResponse, saying: "sent a response that breaks HTTP's rules")
     }
 
     @Test("a connection closed without a reply is 52 (empty reply); closed mid-body, 18 (partial file)")
     func closedConnections() async throws {
-        let empty = try await FaultServer.start(.closeBeforeResponse)
-        defer { Task { try? await empty.shutdown() } }
-        let emptyRun = await courier("fetch", empty.url.absoluteString)
-        expectFailure(emptyRun, .emptyReply, startingWith: "127.0.0.1:\(empty.port) closed the connection without sending a response")
-        let cut = try await FaultServer.start(.closeMidBody)
-        defer { Task { try? await cut.shutdown() } }
-        let cutRun = await courier("fetch", cut.url.absoluteString)
-        expectFailure(cutRun, .partialBody, startingWith: "127.0.0.1:\(cut.port) closed the connection before the body was complete")
+        try await expectFetch(from: .closeBeforeResponse, fails: .emptyReply, saying: "closed the connection without sending a response")
+        try await expectFetch(from: .closeMidBody, fails: .partialBody, saying: "closed the connection before the body was complete")
+    }
+
+    /// Runs `courier fetch` against a server with `fault` and expects `status`, with a message
+    /// that names the server's host and port and goes on with `text`; stops the server.
+    private func expectFetch(
+        from fault: FaultServer.Fault, fails status: courier.ExitStatus, saying text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let server = try await FaultServer.start(fault)
+        let run = await courier("fetch", server.url.absoluteString)
+        try? await server.shutdown()
+        expectFailure(run, status, startingWith: "127.0.0.1:\(server.port) \(text)", sourceLocation: sourceLocation)
     }
 
     @Test("a final 401 is delivered as in curl: 0, and 22 with --fail; the wrong password is sent once")

@@ -56,7 +56,7 @@ struct CourierCLI: AsyncParsableCommand {
 
     /// Taken while a command line is parsed: ArgumentParser's parsing is not safe to run on
     /// several threads at once, and the tests run many command lines in one process.
-    private static let parsing = Turns()
+    static let parsing = Turns()
 
     private static func runParsed(_ arguments: [String], hint: String?, output: Output) async -> Int32 {
         // `-s` without `-S`: a failure is told by its status alone, but a usage error (2) is
@@ -64,7 +64,7 @@ struct CourierCLI: AsyncParsableCommand {
         var hidesErrors = false
         var proxy: String?
         do {
-            var command = try await parsing.take { try parseAsRoot(arguments) }
+            var command = try await parsing.take { try parse(arguments) }
             hidesErrors = (command as? any ClientCommand)?.client.hidesErrors ?? false
             proxy = (command as? any ClientCommand)?.client.proxyEndpoint
             if var command = command as? any AsyncParsableCommand {
@@ -95,6 +95,32 @@ struct CourierCLI: AsyncParsableCommand {
                 return code == .validationFailure || error is ValidationError ? ExitStatus.invalidInput.rawValue : ExitStatus.unexpected.rawValue
             }
         }
+    }
+}
+
+extension CourierCLI {
+    /// Parses a command line into the command it names.
+    ///
+    /// ArgumentParser reads every option of a subcommand's type again at each step of a parse
+    /// from the root: once to see whether the subcommand takes all remaining input, once to read
+    /// its options, once more to decode them. Most of a short command's start-up went there. A
+    /// line that names a subcommand is therefore first parsed by that subcommand alone, which
+    /// reads its options once. Whatever else that parse gives (help, or an error) is left to the
+    /// parse from the root, so that help texts and messages name the whole command.
+    static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if let name = arguments.first, !name.hasPrefix("-"),
+            let subcommand = configuration.subcommands.first(where: { $0._commandName == name }),
+            let command = try? subcommand.parseAsRoot(Array(arguments.dropFirst())),
+            isCommand(type(of: command), in: subcommand)
+        {
+            return command
+        }
+        return try parseAsRoot(arguments)
+    }
+
+    /// Whether `type` is `tree` or one of the subcommands under it.
+    private static func isCommand(_ type: any ParsableCommand.Type, in tree: any ParsableCommand.Type) -> Bool {
+        type == tree || tree.configuration.subcommands.contains { isCommand(type, in: $0) }
     }
 }
 

@@ -45,3 +45,52 @@ struct ProtocolVersionOutputTests {
         #expect(captured.stderr.hasPrefix("< HTTP/2 200\n"))
     }
 }
+
+@Suite("courier fetch -v: the request line says the version it went over")
+struct VerboseRequestLineTests {
+    @Test("over TLS the server chose HTTP/2: the request's lines wait for the head and say HTTP/2, as the status line does")
+    func http2OverTLS() {
+        let (output, captured) = Output.capturing()
+        let log = VerboseLog(output: output)
+        let request = HTTPRequest(method: .get, url: URL(string: "https://example.test/h2?q=1")!)
+        log.exchangeWillSend(ExchangeEvent(request: request))
+        #expect(captured.stderr.isEmpty, "nothing before the version is known")
+        log.exchangeDidReceive(ExchangeEvent(request: request, status: 200, reasonPhrase: "", responseHeaders: Headers(), protocolVersion: .http2))
+        let lines = captured.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "> GET /h2?q=1 HTTP/2", "\(captured.stderr)")
+        #expect(lines.contains("> Host: example.test"))
+        let end = lines.firstIndex(of: ">")
+        let status = lines.firstIndex(of: "< HTTP/2 200")
+        #expect(end != nil && status != nil && end! < status!, "\(captured.stderr)")
+    }
+
+    @Test("over TLS the server chose HTTP/1.1, and over plain HTTP: HTTP/1.1")
+    func http11() async throws {
+        let files = try FetchTLSTests.Files()
+        defer { files.remove() }
+        try await TestServer.withServer(tls: TestServerTLS(chain: [files.server])) { server in
+            let run = await courier("fetch", "-v", "--connect-timeout", "120", "--cacert", files.caFile, server.url("/get").absoluteString)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("> GET /get HTTP/1.1\n"), "\(run.stderr)")
+        }
+        try await withServer { server in
+            let run = await courier("fetch", "-v", server.url("/get?a=1").absoluteString)
+            #expect(run.stderr.contains("> GET /get?a=1 HTTP/1.1\n"), "\(run.stderr)")
+        }
+    }
+
+    @Test("a request over TLS that got no response is printed without a version, before the next one")
+    func noResponse() {
+        let (output, captured) = Output.capturing()
+        let log = VerboseLog(output: output)
+        let url = URL(string: "https://example.test/a")!
+        log.exchangeWillSend(ExchangeEvent(request: HTTPRequest(method: .get, url: url)))
+        #expect(captured.stderr.isEmpty, "nothing before the version is known")
+        log.exchangeWillSend(ExchangeEvent(request: HTTPRequest(method: .post, url: url)))
+        #expect(captured.stderr.hasPrefix("> GET /a\n> Host: example.test\n"), "\(captured.stderr)")
+        log.exchangeDidReceive(
+            ExchangeEvent(request: HTTPRequest(method: .post, url: url), status: 201, reasonPhrase: "Created", responseHeaders: Headers(), protocolVersion: .http11))
+        #expect(captured.stderr.contains(">\n> POST /a HTTP/1.1\n"), "\(captured.stderr)")
+        #expect(captured.stderr.hasSuffix("< HTTP/1.1 201 Created\n<\n"), "\(captured.stderr)")
+    }
+}

@@ -14,8 +14,8 @@ import NIOConcurrencyHelpers
 /// printed without a version, since which one it went over is not known.
 final class VerboseLog: RequestObserver {
     private let output: Output
-    /// The lines of a request sent over TLS whose response head has not arrived: its request
-    /// line without the version, then its header lines.
+    /// The lines of a request whose version is not known yet (one sent over TLS whose response
+    /// head has not arrived): its request line without the version, then its header lines.
     private let waiting = NIOLockedValueBox<(requestLine: String, headers: [String])?>(nil)
 
     init(output: Output) {
@@ -35,11 +35,8 @@ final class VerboseLog: RequestObserver {
         }
         headers += event.redactedRequestHeaders.map { "> \($0.name): \($0.value)" }
         headers.append(">")
-        if url.scheme?.lowercased() == "https" {
-            waiting.withLockedValue { $0 = (requestLine, headers) }
-        } else {
-            for line in [requestLine + " \(Response.ProtocolVersion.http11)"] + headers { output.error(line) }
-        }
+        waiting.withLockedValue { $0 = (requestLine, headers) }
+        if url.scheme?.lowercased() != "https" { printWaitingRequest(version: .http11) }
     }
 
     func exchangeDidReceive(_ event: ExchangeEvent) {

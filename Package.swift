@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
     ],
@@ -62,6 +63,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .systemLibrary(name: "CCourierZlib", path: "Sources/CCourierZlib"),
+        // Foundation's XML support links libxml2 (and ICU on Linux): only programs that read XML
+        // load them.
+        .target(name: "CourierXML", dependencies: ["Courier"], swiftSettings: strictSettings),
         .target(
             name: "CourierTesting",
             dependencies: [
@@ -93,6 +97,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierXML",
                 "CourierTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

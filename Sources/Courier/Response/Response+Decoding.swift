@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 extension Response {
     /// Decodes the body as JSON into `type`.
     public func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder = JSONDecoder()) throws(CourierError) -> T {
@@ -55,29 +51,6 @@ extension Response {
             )
         }
     }
-
-    #if canImport(FoundationXML) || os(macOS)
-    /// Parses the body as an XML document.
-    public func xmlDocument() throws(CourierError) -> XMLDocument {
-        // XMLDocument recovers from some malformed documents on Linux; XMLParser does not.
-        let parser = XMLParser(data: body)
-        guard parser.parse(), parser.parserError == nil else {
-            throw CourierError(
-                .decodingFailed,
-                "The body is not well-formed XML: \(parser.parserError.map { "\($0)" } ?? "unknown error") at line \(parser.lineNumber).",
-                url: url, response: self, underlyingError: parser.parserError
-            )
-        }
-        do {
-            return try XMLDocument(data: body, options: [])
-        } catch {
-            throw CourierError(
-                .decodingFailed, "The body is not well-formed XML: \(error).",
-                url: url, response: self, underlyingError: error
-            )
-        }
-    }
-    #endif
 
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }

@@ -4,7 +4,10 @@ import Testing
 @testable import Courier
 
 #if canImport(FoundationXML)
+import CourierXML
 import FoundationXML
+#elseif os(macOS)
+import CourierXML
 #endif
 
 private struct DecodedUser: Codable, Equatable, Sendable {

@@ -7,6 +7,7 @@ import NIOConcurrencyHelpers
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
+        _superCommandName: CourierCLI.name,
         abstract: "Send the requests listed in a JSON file, several at a time, and report each one in the file's order.",
         discussion: """
             The file is a JSON array of objects: "url" (required), "method" (default GET, or POST \

@@ -6,6 +6,7 @@ import Foundation
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
+        _superCommandName: CourierCLI.name,
         abstract: "Show the size of a disk cache folder, or empty it.",
         subcommands: [Stats.self, Clear.self]
     )

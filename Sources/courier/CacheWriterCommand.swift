@@ -9,6 +9,7 @@ import Foundation
 struct CacheWriterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache-writer",
+        _superCommandName: CourierCLI.name,
         abstract: "Store test entries in a disk cache folder in a loop (for crash tests).",
         shouldDisplay: false
     )

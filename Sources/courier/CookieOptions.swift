@@ -1,28 +1,15 @@
-import ArgumentParser
 import Courier
 import Foundation
 
 /// curl's `-b/--cookie` and `-c/--cookie-jar`, and `--cookie-json`, Courier's own JSON cookie
-/// file: the cookies `fetch`, `batch` and `download` send, keep and save.
-struct CookieOptions: ParsableArguments {
-    @Option(
-        name: [.customShort("b"), .customLong("cookie")],
-        help: ArgumentHelp(
-            "With an '=', cookies 'NAME=VALUE; NAME2=VALUE2' sent to the request's origin (not after a redirect to another one); else a cookie file to read, Netscape (curl's) or Courier's JSON, ignored if missing (repeatable).",
-            valueName: "data|file"))
+/// file, as ``ClientOptions`` reads them: the cookies `fetch`, `batch` and `download` send, keep
+/// and save.
+struct CookieOptions {
+    /// The `-b` values: `NAME=VALUE` pairs, or cookie files to read.
     var cookies: [String] = []
-
-    @Option(
-        name: [.customShort("c"), .customLong("cookie-jar")],
-        help: ArgumentHelp(
-            "Write every cookie, session cookies included, to this Netscape cookie file (mode 0600) when the command ends; '-' writes them to stdout. Give the same file to -b to keep a session.",
-            valueName: "file"))
+    /// The `-c` Netscape cookie file, or `-` for stdout.
     var cookieJar: String?
-
-    @Option(
-        name: .customLong("cookie-json"),
-        help: ArgumentHelp(
-            "A JSON cookie file read at the start and saved (mode 0600) when the command ends, cookies with an expiry date only.", valueName: "file"))
+    /// The `--cookie-json` file.
     var cookieJSON: String?
 
     /// Where `-c -` (or `-c /dev/stdout`) has the jar written: stdout, after the response.

@@ -5,8 +5,11 @@ import Foundation
 /// The `courier` command: an HTTP client for the shell, built on the Courier library.
 @main
 struct CourierCLI: AsyncParsableCommand {
+    /// The tool's name, as commands and messages spell it.
+    static let name = "courier"
+
     static let configuration = CommandConfiguration(
-        commandName: "courier",
+        commandName: name,
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
         version: "0.2.0",
         subcommands: [
@@ -107,6 +110,12 @@ extension CourierCLI {
     /// line that names a subcommand is therefore first parsed by that subcommand alone, which
     /// reads its options once. Whatever else that parse gives (help, or an error) is left to the
     /// parse from the root, so that help texts and messages name the whole command.
+    ///
+    /// Each subcommand names `courier` as its super-command. ArgumentParser reads that name
+    /// only when the subcommand is the root of a parse, and then skips its search for
+    /// `--generate-completion-script`, which would read the options of two more command types.
+    /// The option is still honoured: the subcommand does not take it, so the line goes to the
+    /// parse from the root.
     static func parse(_ arguments: [String]) throws -> any ParsableCommand {
         if let name = arguments.first, !name.hasPrefix("-"),
             let subcommand = configuration.subcommands.first(where: { $0._commandName == name }),

@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
+        _superCommandName: CourierCLI.name,
         abstract: "Start a local server and walk through Courier's features, printing each step."
     )
 

@@ -7,6 +7,7 @@ import Foundation
 struct DownloadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "download",
+        _superCommandName: CourierCLI.name,
         abstract: "Download a URL to a file, with a progress bar, checks of length and digest, and resume.",
         discussion: """
             The body is written to NAME.courier-partial beside the destination and moved into place \

@@ -2,13 +2,12 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// `fetch`'s cache options: a disk cache folder shared by every `courier` run, and the mode
-/// the request uses it in.
-struct FetchCacheOptions: ParsableArguments {
-    @Option(help: "A cache folder (created if missing): responses are kept there by HTTP's caching rules and used by later runs.")
-    var cache: String?
-
-    @Option(name: .customLong("cache-mode"), help: "How the request uses the cache: \(Mode.allValueStrings.joined(separator: ", ")) (default: default). cached-then-fresh delivers the stored response, then the network's.")
+/// `fetch`'s cache options, as ``FetchCommand`` reads them: a disk cache folder shared by every
+/// `courier` run, and the mode the request uses it in.
+struct FetchCacheOptions {
+    /// `--cache`: the folder.
+    var folder: String?
+    /// `--cache-mode`: the mode.
     var mode: Mode?
 
     /// The kebab-case names of ``CachePolicy``'s modes.
@@ -36,17 +35,17 @@ struct FetchCacheOptions: ParsableArguments {
     }
 
     /// Whether the run delivers the stored response and then the network's.
-    var deliversTwice: Bool { cache != nil && mode == .cachedThenFresh }
+    var deliversTwice: Bool { folder != nil && mode == .cachedThenFresh }
 
     /// Gives `configuration` a memory cache in front of the folder, and `request` the mode.
     func apply(to configuration: inout ClientConfiguration, request: inout Request<Response>) throws {
-        guard let cache else {
+        guard let folder else {
             if let mode {
                 throw CommandFailure(.invalidInput, "--cache-mode \(mode.rawValue) needs a cache folder; add --cache DIR")
             }
             return
         }
-        configuration.cache = CacheConfiguration(storage: try Self.storage(folder: cache))
+        configuration.cache = CacheConfiguration(storage: try Self.storage(folder: folder))
         request.cachePolicy = (mode ?? .default).policy
     }
 
@@ -67,4 +66,9 @@ struct FetchCacheOptions: ParsableArguments {
             throw CommandFailure(.invalidInput, "--cache \(folder): \(error.message)")
         }
     }
+}
+
+extension FetchCommand {
+    /// The cache options, as one value.
+    var cache: FetchCacheOptions { FetchCacheOptions(folder: cacheFolder, mode: cacheMode) }
 }

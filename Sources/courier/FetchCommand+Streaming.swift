@@ -6,7 +6,7 @@ extension FetchCommand {
     /// arrives, in bounded memory: the head first with `--include` or `--head`, then `-w`'s text.
     func runStreaming(_ plan: FetchPlan.Made, started: ContinuousClock.Instant, out: Output) async throws {
         let destination = plan.destination
-        let style = TerminalStyle(pretty: outputStyle.pretty, output: out)
+        let style = TerminalStyle(pretty: pretty, output: out)
         let writer = try BodyWriter(path: destination.path, out: out, limit: limit.maxFilesize, style: style, progressSince: client.silent ? nil : started)
         let printsHead = include || headOnly
         let writesBody = self.writesBody

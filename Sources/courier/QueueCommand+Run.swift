@@ -8,6 +8,7 @@ extension QueueCommand {
     /// waits for credentials.
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Deliver what is pending; exit when the queue is empty (status 0), or when --deadline passes or the records left wait for credentials (status 112).",
             discussion: """
                 The queue never stores credentials: a record enqueued with --user, --bearer or an Authorization (or other credential) header keeps only their names, and waits until a run is given them again. --user, --bearer and -H go to those records only, and only to the origin they were enqueued for: --origin, or the one origin such records have.

@@ -6,6 +6,7 @@ import Foundation
 struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
+        _superCommandName: CourierCLI.name,
         abstract: "List, deliver, retry or drop the durable requests kept by `fetch --durable`.",
         subcommands: [List.self, Run.self, Retry.self, Drop.self]
     )
@@ -13,6 +14,7 @@ struct QueueCommand: AsyncParsableCommand {
     /// `queue list`: one line per record.
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Print one line per record: id, state (pending, in-flight, delivered, failed, expired), attempts, method and URL."
         )
 
@@ -27,7 +29,7 @@ struct QueueCommand: AsyncParsableCommand {
 
     /// `queue retry ID`.
     struct Retry: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a failed, expired or waiting record pending again, due now, with its original key.")
+        static let configuration = CommandConfiguration(commandName: "retry", abstract: "Make a failed, expired or waiting record pending again, due now, with its original key.")
 
         @OptionGroup var record: RecordSelection
 
@@ -39,7 +41,7 @@ struct QueueCommand: AsyncParsableCommand {
 
     /// `queue drop ID`.
     struct Drop: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a record that is not being sent.")
+        static let configuration = CommandConfiguration(commandName: "drop", abstract: "Delete a record that is not being sent.")
 
         @OptionGroup var record: RecordSelection
 

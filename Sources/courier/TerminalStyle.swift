@@ -1,3 +1,4 @@
+import ArgumentParser
 import Courier
 import Foundation
 
@@ -15,6 +16,18 @@ struct TerminalStyle: Sendable {
     /// Whether the head and JSON bodies are coloured.
     var colors = false
 
+    /// The choices of `fetch --pretty`, HTTPie's.
+    enum Pretty: String, CaseIterable, ExpressibleByArgument {
+        /// JSON bodies indented and coloured, the `-i` head coloured.
+        case all
+        /// Colours only: the body's layout is kept as sent.
+        case colors
+        /// JSON bodies indented, without colours.
+        case format
+        /// Everything as received.
+        case none
+    }
+
     /// The largest body laid out; a larger one is printed as received.
     static let maximumBodyBytes = 8 << 20
 
@@ -22,7 +35,7 @@ struct TerminalStyle: Sendable {
     static let asReceived = TerminalStyle()
 
     /// The style for `pretty` on `output`, under `environment` (`NO_COLOR`, `TERM`).
-    init(pretty: OutputStyleOptions.Pretty?, output: Output, environment: [String: String]) {
+    init(pretty: Pretty?, output: Output, environment: [String: String]) {
         guard output.standardOutputIsTerminal else { return }
         let colorsWanted = environment["NO_COLOR", default: ""].isEmpty && environment["TERM"] != "dumb"
         switch pretty {
@@ -36,7 +49,7 @@ struct TerminalStyle: Sendable {
 
     /// The style of the command running now: its `--pretty`, the current output and
     /// environment.
-    init(pretty: OutputStyleOptions.Pretty?, output: Output) {
+    init(pretty: Pretty?, output: Output) {
         self.init(pretty: pretty, output: output, environment: CourierCLI.environment ?? ProcessInfo.processInfo.environment)
     }
 

@@ -16,6 +16,9 @@ struct CommandLineParseTests {
         ["fetch", "-I", "-i", "--connect-timeout", "1", "--max-filesize", "10", "http://127.0.0.1:9/"],
         ["fetch", "--cache", "/tmp/c", "--cache-mode", "reload", "http://127.0.0.1:9/"],
         ["fetch", "-F", "a=b", "-F", "f=@/etc/hostname;type=text/plain", "http://127.0.0.1:9/"],
+        ["fetch", "-b", "a=1", "-c", "/tmp/jar", "--pretty", "none", "-f", "http://127.0.0.1:9/", "n=1", "--multipart"],
+        ["fetch", "--cookie-json", "/tmp/c.json", "-j", "http://127.0.0.1:9/"],
+        ["queue", "run", "--queue", "/tmp/q"],
         ["download", "http://127.0.0.1:9/file", "-o", "/tmp/f", "--overwrite"],
         ["batch", "/tmp/requests.json"],
         ["cache", "stats", "--cache", "/tmp/c"],
@@ -40,7 +43,8 @@ struct CommandLineParseTests {
         arguments: [
             ["fetch", "--help"], ["fetch", "-h"], ["fetch"], ["fetch", "--no-such-option", "http://127.0.0.1:9/"],
             ["fetch", "--max-time", "nan", "http://127.0.0.1:9/"], ["cache", "stats"], ["cache", "stats", "--help"],
-            ["--version"], ["fetch", "--generate-completion-script", "bash"],
+            ["--version"], ["fetch", "--generate-completion-script", "bash"], ["fetch", "-k", "https://127.0.0.1:9/"],
+            ["download", "--tlsv1.1", "https://127.0.0.1:9/f", "-o", "/tmp/f"], ["fetch", "--pretty", "loud", "http://127.0.0.1:9/"],
         ])
     func sameFailure(_ line: [String]) async {
         let (quick, root) = await CourierCLI.parsing.take { (Outcome(line, CourierCLI.parse), Outcome(line, CourierCLI.parseAsRoot)) }
@@ -48,6 +52,22 @@ struct CommandLineParseTests {
         if case .command(let text) = quick {
             #expect(text.contains("HelpCommand"), "\(line) should end in help or an error: \(text)")
         }
+    }
+
+    @Test("the options that are not in groups reach the values fetch reads")
+    func optionsOutsideGroups() async throws {
+        let line = [
+            "fetch", "-f", "--multipart", "--cache", "/tmp/c", "--cache-mode", "reload", "-b", "a=1", "-b", "/tmp/b", "-c", "/tmp/jar",
+            "--pretty", "none", "http://127.0.0.1:9/", "n=1", "X-A:b",
+        ]
+        let parsed = try await CourierCLI.parsing.take { try CourierCLI.parse(line) }
+        let fetch = try #require(parsed as? FetchCommand)
+        #expect(fetch.items.texts == ["n=1", "X-A:b"])
+        #expect(fetch.items.form && fetch.items.multipart && !fetch.items.json)
+        #expect(fetch.cache.folder == "/tmp/c" && fetch.cache.mode == .reload)
+        #expect(fetch.client.cookies.cookies == ["a=1", "/tmp/b"] && fetch.client.cookies.cookieJar == "/tmp/jar")
+        #expect(fetch.client.cookies.cookieJSON == nil)
+        #expect(fetch.pretty == TerminalStyle.Pretty.none)
     }
 
     @Test func aMessageNamesTheWholeCommand() async {

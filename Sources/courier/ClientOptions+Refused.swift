@@ -2,13 +2,7 @@ import ArgumentParser
 
 /// curl options that Courier refuses on purpose: each is recognised so that the refusal can
 /// say why and what to give instead (exit status 2), rather than call it unknown.
-struct RefusedOptions: ParsableArguments {
-    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Refused: certificate checks cannot be turned off (use --cacert or --pin).")
-    var insecure = false
-
-    @Flag(name: [.customLong("tlsv1"), .customLong("tlsv1.0"), .customLong("tlsv1.1")], help: "Refused: use --tls-min to choose the oldest TLS version accepted.")
-    var oldTLS = false
-
+extension ClientOptions {
     /// Refuses the first refused option given, as the command line is read, before any file is
     /// read or anything is sent.
     func validate() throws {

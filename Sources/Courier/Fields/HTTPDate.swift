@@ -3,9 +3,13 @@ import Foundation
 /// Parses and formats HTTP dates (RFC 9110 §5.6.7), as used by `Date`, `Expires`,
 /// `Last-Modified`, `If-Modified-Since` and `Retry-After`.
 ///
-/// Parsing is strict: it accepts exactly the three formats a recipient must understand and
-/// nothing else, and returns `nil` for anything that is not a valid date, so that callers can
-/// apply HTTP's rule that an invalid date means "already expired".
+/// Parsing accepts the three formats a recipient must understand and nothing else, and returns
+/// `nil` for anything that is not a valid date, so that callers can apply HTTP's rule that an
+/// invalid date means "already expired". The one leniency is case: the grammar is
+/// case-sensitive, but RFC 9111 §4.2 asks caches to match dates case-insensitively, so
+/// `THU, 18 AUG 2050 02:01:18 gmt` is read as `Thu, 18 Aug 2050 02:01:18 GMT`. Every other
+/// departure (another zone, a missing comma, a doubled space, a one-digit hour, a two-digit year
+/// in an IMF-fixdate) is still no date.
 ///
 /// | format | example |
 /// |---|---|
@@ -19,6 +23,7 @@ public enum HTTPDate {
     private static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let gmt = ["GMT"]
 
     /// Parses an HTTP date; `nil` when `text` is not one.
     ///
@@ -51,7 +56,7 @@ public enum HTTPDate {
         guard b.count == 29, let _ = name(b[0..<3], in: days), b[3] == comma, b[4] == space,
             let day = number(b[5..<7]), b[7] == space, let month = name(b[8..<11], in: months), b[11] == space,
             let year = number(b[12..<16]), b[16] == space, let time = time(b[17..<25]),
-            b[25] == space, text(b[26..<29]) == "GMT"
+            b[25] == space, name(b[26..<29], in: gmt) != nil
         else { return nil }
         return date(year: year, month: month + 1, day: day, time: time)
     }
@@ -64,7 +69,7 @@ public enum HTTPDate {
         let rest = Array(b[(comma + 1)...])
         guard rest[0] == space, let day = number(rest[1..<3]), rest[3] == dash,
             let month = name(rest[4..<7], in: months), rest[7] == dash, let shortYear = number(rest[8..<10]),
-            rest[10] == space, let time = time(rest[11..<19]), rest[19] == space, text(rest[20..<23]) == "GMT"
+            rest[10] == space, let time = time(rest[11..<19]), rest[19] == space, name(rest[20..<23], in: gmt) != nil
         else { return nil }
         return date(year: fullYear(shortYear, now: now), month: month + 1, day: day, time: time)
     }
@@ -85,11 +90,15 @@ public enum HTTPDate {
 
     private static let space = UInt8(ascii: " "), comma = UInt8(ascii: ","), dash = UInt8(ascii: "-")
 
-    private static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-
-    /// The index of `bytes` in `names`; case-sensitive, as the grammar is.
+    /// The index of `bytes` in `names`, compared without regard to ASCII case (RFC 9111 §4.2).
     private static func name(_ bytes: ArraySlice<UInt8>, in names: [String]) -> Int? {
-        names.firstIndex(of: text(bytes))
+        names.firstIndex { name in
+            name.utf8.count == bytes.count && zip(name.utf8, bytes).allSatisfy { lowercase($0) == lowercase($1) }
+        }
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
     /// Decimal digits only.

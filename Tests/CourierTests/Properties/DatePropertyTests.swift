@@ -56,6 +56,22 @@ struct DatePropertyTests {
         }
     }
 
+    @Test("HTTP date: the letters of any of the three forms, in any case, give the same instant")
+    func httpDateAnyCase() async {
+        let nearNow = Gen<Int64>.value(in: 1_795_219_200 - 49 * 31_536_000...1_795_219_200 + 49 * 31_536_000)
+        let flips = Gen<Bool>.bool.array(of: 32)
+        await propertyCheck(count: Property.cases(1000), input: nearNow, Gen<Int>.value(in: 0...2), flips) { seconds, form, flips in
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let imf = HTTPDate.format(date)
+            let text = [imf, Self.asctime(imf), Self.rfc850(imf)][form]
+            var flipped = ""
+            for (index, character) in text.enumerated() {
+                flipped += flips[index % flips.count] ? character.uppercased() : character.lowercased()
+            }
+            #expect(HTTPDate.parse(flipped, now: Self.now) == date, "\(flipped)")
+        }
+    }
+
     @Test("cookie date: any input parses or not, and what parses lies in years 1601 to 9999")
     func cookieDateParsesSafely() async {
         await propertyCheck(count: Property.cases(1500), input: Property.hostile(Self.samples, favouring: Self.alphabet)) { text in

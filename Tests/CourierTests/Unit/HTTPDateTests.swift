@@ -33,6 +33,16 @@ struct HTTPDateTests {
         #expect(HTTPDate.parse(text, now: Self.now)?.timeIntervalSince1970 == seconds)
     }
 
+    /// RFC 9111 §4.2: a cache matches dates case-insensitively, although the grammar is not.
+    @Test(arguments: [
+        "THU, 18 Aug 2050 02:01:18 GMT", "Thu, 18 AUG 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 gMT",
+        "thu, 18 aug 2050 02:01:18 gmt", "THURSDAY, 18-AUG-50 02:01:18 GMT", "thursday, 18-aug-50 02:01:18 gmt",
+        "THU AUG 18 02:01:18 2050", "thu aug 18 02:01:18 2050",
+    ])
+    func namesAreReadInAnyCase(text: String) {
+        #expect(HTTPDate.parse(text, now: Self.now)?.timeIntervalSince1970 == 2_544_400_878, "\(text)")
+    }
+
     @Test(arguments: [
         ("Sunday, 06-Nov-94 08:49:37 GMT", 1994),
         ("Monday, 06-Nov-26 08:49:37 GMT", 2026),
@@ -50,9 +60,16 @@ struct HTTPDateTests {
         "-1",
         "yesterday",
         "Sun, 06 Nov 1994 08:49:37 UTC",  // only GMT
-        "Sun, 06 Nov 1994 08:49:37 gmt",
-        "sun, 06 Nov 1994 08:49:37 GMT",  // names are case-sensitive
-        "Sun, 06 nov 1994 08:49:37 GMT",
+        "Thu, 18 Aug 2050 02:01:18 AEST",
+        "Thu 18 Aug 2050 02:01:18 GMT",  // no comma
+        "Thu, 18  Aug  2050 02:01:18 GMT",  // doubled spaces
+        "Thu, 18-Aug-2050 02:01:18 GMT",  // dashes in an IMF-fixdate
+        "Thu, 18 Aug 2050 02.01.18 GMT",
+        "Thu, 18 Aug 2050 2:01:18 GMT",  // one-digit hour
+        "Thu, 18 Aug 50 02:01:18 GMT",  // two-digit year in an IMF-fixdate
+        "Thu, 18 Ag 2050 02:01:18 GMT",
+        "Thu, 18 Augu 2050 02:01:18 GMT",
+        "Thursday, 18-August-50 02:01:18 GMT",
         "Sun, 6 Nov 1994 08:49:37 GMT",  // IMF needs two-digit days
         "Sun,  06 Nov 1994 08:49:37 GMT",
         "Sun, 06 Nov 1994 08:49:37 GMT ",  // trailing space

@@ -10,7 +10,9 @@ public enum CachePolicy: Sendable, Hashable {
     case reload
     /// Neither read nor write the cache.
     case noStore
-    /// Always revalidate a stored response before using it (MKNetworkKit's ignoreCache).
+    /// Always revalidate a stored response before using it (MKNetworkKit's ignoreCache), except
+    /// a fresh response marked `immutable` (RFC 8246), which is served as it is; ``reload``
+    /// goes to the network even then.
     case noCache
     /// Use a stored response whatever its age; load only when there is none (MKNetworkKit's
     /// alwaysCache).

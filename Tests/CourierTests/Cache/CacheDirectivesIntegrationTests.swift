@@ -188,6 +188,12 @@ struct CacheDirectivesIntegrationTests {
             _ = try await fetch(client, path)
             #expect(try await fetch(client, path, headers: ["Cache-Control": "no-cache"]).source == .cache)
             #expect(try await fetch(client, path, policy: .noCache).source == .cache)
+            // A browser's reload: max-age=0.
+            #expect(try await fetch(client, path, headers: ["Cache-Control": "max-age=0"]).source == .cache)
+            #expect(server.requests(for: path).count == 1)
+            // Only .reload goes to the network.
+            #expect(try await fetch(client, path, policy: .reload).source == .network)
+            #expect(server.requests(for: path).count == 2)
         }
     }
 

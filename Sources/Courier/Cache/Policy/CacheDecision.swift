@@ -21,10 +21,13 @@ enum CacheDecision: Sendable, Hashable {
         let fixed = tags[AppCachePolicy.Tag.fixedLifetime] != nil
         // A bare no-cache always needs the origin; with field names it only strips them.
         if !fixed && response.contains("no-cache") && response.fieldNames("no-cache") == nil { return .validate }
+        // RFC 8246: a fresh immutable response is not revalidated when the request asks for a
+        // reload, whether by no-cache or by max-age (a browser's reload sends max-age=0). Only
+        // CachePolicy.reload, which skips the lookup, gets past it.
         let immutable = !fixed && response.contains("immutable") && freshness.isFresh
         if directives.noCache && !immutable { return .validate }
         // A request's max-age=0 asks for validation even of a response that is zero seconds old.
-        if let maxAge = directives.control.seconds("max-age"), maxAge == 0 || freshness.age > TimeInterval(maxAge) {
+        if !immutable, let maxAge = directives.control.seconds("max-age"), maxAge == 0 || freshness.age > TimeInterval(maxAge) {
             return .validate
         }
         if freshness.isFresh {

@@ -24,8 +24,10 @@ final class HTTPCache: Sendable {
     var storage: any CacheStorage { configuration.storage }
     var heuristicLimit: TimeInterval { configuration.heuristicLimit.timeInterval }
 
-    /// Request fields that make a request conditional or partial; such requests bypass the cache.
-    static let conditionalFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+    /// Request fields that make a request conditional on a state the cache cannot check, or
+    /// partial; such requests bypass the cache. `If-None-Match` and `If-Modified-Since` are
+    /// answered by the cache (``RequestConditions``).
+    static let bypassFields = ["If-Match", "If-Unmodified-Since", "If-Range", "Range"]
 
     /// What the cache needs to know about one request.
     struct Lookup: Sendable {
@@ -53,14 +55,33 @@ final class HTTPCache: Sendable {
             }
             return response
         }
-        if request.cachePolicy == .noStore || HTTPCache.conditionalFields.contains(where: { request.headers.contains($0) }) {
+        if request.cachePolicy == .noStore || HTTPCache.bypassFields.contains(where: { request.headers.contains($0) }) {
             return try await load(request)
         }
+        guard let conditions = RequestConditions(request.headers) else {
+            return try await answer(lookup, load: load)
+        }
+        // The application validates a copy of its own (RFC 9111 §4.3.2): the cache finds the
+        // response it would deliver without the conditions, revalidating or storing as usual,
+        // and answers 304 when the application's copy is current. On a miss the application's
+        // conditions go to the origin as they are.
+        var unconditional = request
+        for field in RequestConditions.fields { unconditional.headers.remove(name: field) }
+        let plain = Lookup(unconditional, identity: identity, configuration: configuration)
+        var response = try await answer(plain, forwarding: lookup, load: load)
+        response.request = request
+        return conditions.answer(response)
+    }
+
+    /// Answers a GET or HEAD `lookup` from the store or the network; on a miss, `forwarding`
+    /// (the lookup as the application sent it) goes to the network when given.
+    private func answer(_ lookup: Lookup, forwarding: Lookup? = nil, load: @escaping Load) async throws -> Response {
+        let request = lookup.request
         let entries: [CacheEntry] = if request.cachePolicy == .reload { [] } else { await matchingEntries(for: lookup) }
         let onlyIfCached = request.cachePolicy == .onlyIfCached || lookup.directives.onlyIfCached
         guard let entry = entries.first else {
             if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
-            return try await fetch(lookup, entries: [], load: load)
+            return try await fetch(forwarding ?? lookup, entries: [], load: load)
         }
         // The stored response's Cache-Control, read once for the whole decision.
         let control = CacheControl(entry.headers)

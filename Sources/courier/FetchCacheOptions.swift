@@ -9,6 +9,8 @@ struct FetchCacheOptions {
     var folder: String?
     /// `--cache-mode`: the mode.
     var mode: Mode?
+    /// `--stale-when-offline`: a stale stored response when the server cannot be reached.
+    var staleWhenOffline = false
 
     /// The kebab-case names of ``CachePolicy``'s modes.
     enum Mode: String, CaseIterable, ExpressibleByArgument {
@@ -43,9 +45,11 @@ struct FetchCacheOptions {
             if let mode {
                 throw CommandFailure(.invalidInput, "--cache-mode \(mode.rawValue) needs a cache folder; add --cache DIR")
             }
+            if staleWhenOffline { throw CommandFailure(.invalidInput, "--stale-when-offline needs a cache folder; add --cache DIR") }
             return
         }
         configuration.cache = CacheConfiguration(storage: try Self.storage(folder: folder))
+        if staleWhenOffline { configuration.cache?.policy.servesStaleWhenOffline = true }
         request.cachePolicy = (mode ?? .default).policy
     }
 
@@ -70,5 +74,5 @@ struct FetchCacheOptions {
 
 extension FetchCommand {
     /// The cache options, as one value.
-    var cache: FetchCacheOptions { FetchCacheOptions(folder: cacheFolder, mode: cacheMode) }
+    var cache: FetchCacheOptions { FetchCacheOptions(folder: cacheFolder, mode: cacheMode, staleWhenOffline: staleWhenOffline) }
 }

@@ -63,6 +63,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .customLong("cache-mode"), help: "How the request uses the cache: \(FetchCacheOptions.Mode.allValueStrings.joined(separator: ", ")) (default: default). cached-then-fresh delivers the stored response, then the network's.")
     var cacheMode: FetchCacheOptions.Mode?
 
+    @Flag(
+        name: .customLong("stale-when-offline"),
+        help: "With --cache, when the server cannot be reached (refused, unreachable, timed out), deliver the stored response even if stale, unless it is marked must-revalidate (then 504) or no-cache; a note on stderr gives its age.")
+    var staleWhenOffline = false
+
     @Flag(help: "Exit with status 22 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")
     var fail = false
 
@@ -148,6 +153,9 @@ struct FetchCommand: AsyncParsableCommand {
             response = error.response!
         }
         if !reportsEach { try show(response, destination: destination, to: out) }
+        if response.source == .stale, !client.hidesErrors {
+            out.error("courier: note: this is the stored response, \(response.headers["Age"] ?? "0") s old and stale (the server was not asked, or could not be reached)")
+        }
         printWriteOut(plan, for: response, started: started, to: out)
         try checkStatus(of: response)
     }

@@ -133,6 +133,30 @@ struct FetchCacheTests {
         }
     }
 
+    @Test func withTheServerStoppedStaleWhenOfflineDeliversTheStoredResponse() async throws {
+        try await withCacheFolder { folder in
+            let server = try await TestServer.start()
+            let url = server.url("/cacheable?cc=max-age=0&etag=e&key=offline").absoluteString
+            let first = await courier("fetch", url, "--cache", folder.path)
+            try await server.shutdown()
+            #expect(first.stdout == "hit 1")
+            let refused = await courier("fetch", url, "--cache", folder.path)
+            #expect(refused.status == ExitStatus.couldNotConnect.rawValue)
+            let offline = await courier("fetch", url, "--cache", folder.path, "--stale-when-offline")
+            #expect(offline.status == 0 && offline.stdout == "hit 1")
+            #expect(offline.stderr.hasPrefix("courier: note: this is the stored response, "), "\(offline.stderr)")
+            let silent = await courier("fetch", url, "--cache", folder.path, "--stale-when-offline", "-s", "--report", "json")
+            #expect(silent.stderr.isEmpty)
+            #expect(try reports(silent.stdout).map { $0["source"] as? String } == ["stale"])
+        }
+    }
+
+    @Test func staleWhenOfflineWithoutAFolderIsInvalidInput() async throws {
+        let run = await courier("fetch", "http://127.0.0.1:9/", "--stale-when-offline")
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--stale-when-offline needs a cache folder"))
+    }
+
     @Test func aModeWithoutAFolderIsInvalidInput() async throws {
         let run = await courier("fetch", "http://127.0.0.1:9/", "--cache-mode", "reload")
         #expect(run.status == 2)

@@ -10,6 +10,8 @@ import Foundation
 /// var policy = AppCachePolicy()
 /// policy.version = 2                              // entries stored under another version are misses
 /// policy.defaultFreshness = .seconds(600)         // for responses that say nothing about caching
+/// policy.imageFreshness = .seconds(7 * 86_400)    // for images that say nothing about caching
+/// policy.servesStaleWhenOffline = true            // the stored response when the server is unreachable
 /// request.appCachePolicy = AppCachePolicy(fixedLifetime: .seconds(60))
 /// ```
 public struct AppCachePolicy: Sendable, Hashable {
@@ -28,17 +30,31 @@ public struct AppCachePolicy: Sendable, Hashable {
     public var sensitiveData: String?
     /// Your application's version; entries stored by another version are misses.
     public var appVersion: String?
+    /// The freshness lifetime of image responses (`image/…`) that give none (no `max-age`, no
+    /// `Expires`), used instead of ``defaultFreshness`` and HTTP's heuristic: images rarely
+    /// change under a URL, and MKNetworkKit kept them 7 days (`.seconds(7 * 86_400)`).
+    public var imageFreshness: Duration?
+    /// Whether a stale stored response is delivered when the server cannot be reached
+    /// (connection refused or failed, host unreachable, timeout): the response comes with
+    /// ``Response/Source/stale`` and its `Age`, as RFC 9111 §4.2.4 allows a disconnected cache.
+    /// A response marked `must-revalidate` gives `504` instead, and one marked `no-cache` the
+    /// failure, as without this rule; `stale-if-error` still covers `5xx` answers on its own.
+    /// `nil` leaves the client's choice; a request's `false` turns the client's `true` off.
+    public var servesStaleWhenOffline: Bool?
 
     /// Creates a policy; every rule is off unless given.
     public init(
         fixedLifetime: Duration? = nil, defaultFreshness: Duration? = nil, version: Int? = nil,
-        sensitiveData: String? = nil, appVersion: String? = nil
+        sensitiveData: String? = nil, appVersion: String? = nil, imageFreshness: Duration? = nil,
+        servesStaleWhenOffline: Bool? = nil
     ) {
         self.fixedLifetime = fixedLifetime
         self.defaultFreshness = defaultFreshness
         self.version = version
         self.sensitiveData = sensitiveData
         self.appVersion = appVersion
+        self.imageFreshness = imageFreshness
+        self.servesStaleWhenOffline = servesStaleWhenOffline
     }
 
     /// This policy, with `override`'s rules where it sets them.
@@ -49,7 +65,9 @@ public struct AppCachePolicy: Sendable, Hashable {
             defaultFreshness: override.defaultFreshness ?? defaultFreshness,
             version: override.version ?? version,
             sensitiveData: override.sensitiveData ?? sensitiveData,
-            appVersion: override.appVersion ?? appVersion
+            appVersion: override.appVersion ?? appVersion,
+            imageFreshness: override.imageFreshness ?? imageFreshness,
+            servesStaleWhenOffline: override.servesStaleWhenOffline ?? servesStaleWhenOffline
         )
     }
 
@@ -82,12 +100,18 @@ public struct AppCachePolicy: Sendable, Hashable {
         var tags = matchedTags
         if let fixedLifetime {
             tags[Tag.fixedLifetime] = String(fixedLifetime.timeInterval)
-        } else if let defaultFreshness {
+        } else if let lifetime = Self.isImage(headers) ? imageFreshness ?? defaultFreshness : defaultFreshness {
             let control = CacheControl(headers)
             if !control.contains("max-age") && !headers.contains("Expires") {
-                tags[Tag.defaultFreshness] = String(defaultFreshness.timeInterval)
+                tags[Tag.defaultFreshness] = String(lifetime.timeInterval)
             }
         }
         return tags
+    }
+
+    /// Whether `headers` describe an image: a `Content-Type` of `image/…`.
+    static func isImage(_ headers: Headers) -> Bool {
+        guard let type = headers["Content-Type"] else { return false }
+        return type.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("image/")
     }
 }

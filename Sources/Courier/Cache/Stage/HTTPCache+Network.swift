@@ -63,15 +63,29 @@ extension HTTPCache {
     }
 
     /// What a revalidation that could not reach the origin delivers: the stale response where
-    /// `stale-if-error` allows, `504` for a response that must be revalidated, and otherwise
-    /// the failure itself.
+    /// `stale-if-error` allows, `504` for a response that must be revalidated, the stale
+    /// response when the server is unreachable and the application serves stale responses
+    /// offline, and otherwise the failure itself.
     private func staleOnFailure(_ entry: CacheEntry, lookup: Lookup, error: any Error) throws -> Response {
         let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit)
         if CacheDecision.mayServeOnError(headers: entry.headers, freshness: freshness, directives: lookup.directives) {
             return serve(entry, to: lookup.request, age: freshness.age, source: .stale)
         }
-        if CacheControl(entry.headers).contains("must-revalidate") { return HTTPCache.gatewayTimeout(for: lookup.request) }
+        let control = CacheControl(entry.headers)
+        if control.contains("must-revalidate") { return HTTPCache.gatewayTimeout(for: lookup.request) }
+        if lookup.policy.servesStaleWhenOffline == true, Self.isUnreachable(error),
+            !(control.contains("no-cache") && control.fieldNames("no-cache") == nil)
+        {
+            return serve(entry, to: lookup.request, age: freshness.age, source: .stale, control: control)
+        }
         throw error
+    }
+
+    /// Whether `error` says the server could not be reached: a connection refused, reset or
+    /// not opened, an unreachable host, a timeout.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        guard let error = error as? CourierError else { return false }
+        return error.kind == .connectionFailed || error.kind == .timeout
     }
 
     /// Stores `response` for `lookup` if it may be stored: never one that came through

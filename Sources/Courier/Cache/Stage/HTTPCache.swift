@@ -24,10 +24,10 @@ final class HTTPCache: Sendable {
     var storage: any CacheStorage { configuration.storage }
     var heuristicLimit: TimeInterval { configuration.heuristicLimit.timeInterval }
 
-    /// Request fields that make a request conditional on a state the cache cannot check, or
-    /// partial; such requests bypass the cache. `If-None-Match` and `If-Modified-Since` are
-    /// answered by the cache (``RequestConditions``).
-    static let bypassFields = ["If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+    /// Request fields that make a request conditional on a state the cache cannot check; such
+    /// requests bypass the cache. `If-None-Match` and `If-Modified-Since` are answered by the
+    /// cache (``RequestConditions``), and so is a `Range` of one byte range (``RangeRequest``).
+    static let bypassFields = ["If-Match", "If-Unmodified-Since", "If-Range"]
 
     /// What the cache needs to know about one request.
     struct Lookup: Sendable {
@@ -57,6 +57,9 @@ final class HTTPCache: Sendable {
         }
         if request.cachePolicy == .noStore || HTTPCache.bypassFields.contains(where: { request.headers.contains($0) }) {
             return try await load(request)
+        }
+        if request.headers.contains("Range") {
+            return try await answerRange(request, identity: identity, load: load)
         }
         guard let conditions = RequestConditions(request.headers) else {
             return try await answer(lookup, load: load)

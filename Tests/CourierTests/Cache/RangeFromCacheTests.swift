@@ -101,4 +101,105 @@ struct RangeFromCacheTests {
             #expect(server.requests(for: path).count == 2)
         }
     }
+
+    // MARK: Stored parts
+
+    /// The whole resource of `/range/100` as the server has it, read without a cache.
+    private func resource(_ server: TestServer, _ path: String) async throws -> Data {
+        try await withClient(server) { client in try await client.send(Request<Response>(path: path)).body }
+    }
+
+    @Test func aPartTheServerSentIsStoredAndAnswersTheSameAndSmallerRanges() async throws {
+        try await withCache { server, client, _ in
+            let path = "/range/100?header=Cache-Control:max-age=600"
+            let full = try await resource(server, path)
+            let first = try await fetch(client, path, headers: ["Range": "bytes=-10"])
+            #expect(first.status == 206 && first.source == .network)
+            #expect(first.headers["Content-Range"] == "bytes 90-99/100")
+            for (range, bytes) in [("bytes=-10", 90...99), ("bytes=92-95", 92...95), ("bytes=95-", 95...99), ("bytes=-1", 99...99)] {
+                let answer = try await fetch(client, path, headers: ["Range": range])
+                #expect(answer.status == 206 && answer.source == .cache, "\(range)")
+                #expect(answer.body == full[bytes], "\(range)")
+                #expect(answer.headers["Content-Range"] == "bytes \(bytes.lowerBound)-\(bytes.upperBound)/100")
+            }
+            // Bytes the part does not hold go to the server.
+            #expect(try await fetch(client, path, headers: ["Range": "bytes=80-95"]).source == .network)
+            // A part answers no request for the whole resource.
+            #expect(try await fetch(client, path).source == .network)
+            #expect(server.requests(for: path).count == 4)
+        }
+    }
+
+    @Test func partsThatTouchAreJoinedAndBecomeTheCompleteResponse() async throws {
+        try await withCache { server, client, _ in
+            let path = "/range/30?header=Cache-Control:max-age=600"
+            let full = try await resource(server, path)
+            _ = try await fetch(client, path, headers: ["Range": "bytes=0-9"])
+            _ = try await fetch(client, path, headers: ["Range": "bytes=20-29"])
+            // Not touching: the newer part replaced the older one.
+            #expect(try await fetch(client, path, headers: ["Range": "bytes=0-9"]).source == .network)
+            _ = try await fetch(client, path, headers: ["Range": "bytes=10-19"])
+            let joined = try await fetch(client, path, headers: ["Range": "bytes=5-14"])
+            #expect(joined.source == .cache && joined.body == full[5...14])
+            _ = try await fetch(client, path, headers: ["Range": "bytes=15-"])
+            // 0-19 and 15-29 cover the resource: it is stored whole and answers a plain GET.
+            let whole = try await fetch(client, path)
+            #expect(whole.status == 200 && whole.source == .cache)
+            #expect(whole.body == full)
+            #expect(whole.headers["Content-Range"] == nil && whole.headers["Content-Length"] == "30")
+            #expect(server.requests(for: path).count == 6)
+        }
+    }
+
+    @Test func partsOfDifferentRepresentationsAreNotJoined() async throws {
+        try await withCache { server, client, _ in
+            // Each request gets the next version, with its own entity tag.
+            let path = "/range/20?versions=3&header=Cache-Control:max-age=600"
+            _ = try await fetch(client, path, headers: ["Range": "bytes=0-9"])
+            // Version 2's bytes 10-19 are not joined to version 1's 0-9: they replace them.
+            _ = try await fetch(client, path, headers: ["Range": "bytes=10-19"])
+            #expect(try await fetch(client, path, headers: ["Range": "bytes=0-9"]).source == .network)
+            // Version 3 from here on: its 0-9 and 10-19 join into the whole resource.
+            #expect(try await fetch(client, path, headers: ["Range": "bytes=10-19"]).source == .network)
+            #expect(try await fetch(client, path).source == .cache)
+            #expect(server.requests(for: path).count == 4)
+        }
+    }
+
+    @Test func aPartWhoseContentRangeDoesNotMatchItsBodyIsNotStored() async throws {
+        try await withCache { server, client, _ in
+            let lying = "/range/100?lie=start&header=Cache-Control:max-age=600"
+            _ = try await fetch(client, lying, headers: ["Range": "bytes=0-9"])
+            #expect(try await fetch(client, lying, headers: ["Range": "bytes=0-9"]).source == .network)
+        }
+    }
+
+    @Test func aPartWithoutFreshnessOrWithNoStoreIsNotReused() async throws {
+        try await withCache { server, client, _ in
+            for path in ["/range/50?header=Cache-Control:no-store", "/range/50?header=Cache-Control:max-age=0"] {
+                _ = try await fetch(client, path, headers: ["Range": "bytes=0-9"])
+                #expect(try await fetch(client, path, headers: ["Range": "bytes=0-9"]).source == .network, "\(path)")
+            }
+        }
+    }
+
+    @Test func partsKeptOnDiskAreJoinedByTheNextClient() async throws {
+        try await withDiskCache { _, folder in
+            try await withServer { server in
+                let path = "/range/40?header=Cache-Control:max-age=600"
+                let full = try await resource(server, path)
+                try await withCachingClient(server, storage: try DiskCacheStorage(directory: folder)) { client, _ in
+                    _ = try await fetch(client, path, headers: ["Range": "bytes=0-19"])
+                }
+                // Another client on the same folder, as another process would be.
+                try await withCachingClient(server, storage: try DiskCacheStorage(directory: folder)) { client, _ in
+                    #expect(try await fetch(client, path, headers: ["Range": "bytes=3-7"]).body == full[3...7])
+                    _ = try await fetch(client, path, headers: ["Range": "bytes=20-"])
+                    let whole = try await fetch(client, path)
+                    #expect(whole.source == .cache && whole.body == full)
+                }
+                #expect(server.requests(for: path).count == 3)
+            }
+        }
+    }
 }

@@ -50,22 +50,43 @@ struct RangeRequest: Sendable, Equatable {
         }
     }
 
-    /// `stored`, a complete `200`, cut to this range as a `206 Partial Content`; `nil` when the
-    /// range is not satisfiable, or when the stored body is content-coded (ranges count the
+    /// `stored` cut to this range as a `206 Partial Content`: a complete `200`, or a stored
+    /// `206` part whose `Content-Range` holds every byte asked for. `nil` when the range is not
+    /// satisfiable or not held, or when the stored body is content-coded (ranges count the
     /// coded bytes, and the cache keeps the decoded ones).
     func partial(of stored: Response) -> Response? {
-        guard stored.status == 200,
-            stored.headers.values(for: "Content-Encoding").allSatisfy({ $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }),
-            let range = bytes(in: Int64(stored.body.count))
-        else { return nil }
+        guard !Self.isContentCoded(stored.headers) else { return nil }
+        let held: ClosedRange<Int64>
+        let total: Int64
+        switch stored.status {
+        case 200:
+            guard !stored.body.isEmpty else { return nil }
+            total = Int64(stored.body.count)
+            held = 0...(total - 1)
+        case 206:
+            guard let contentRange = stored.headers["Content-Range"].flatMap(ContentRange.init), let range = contentRange.range,
+                let length = contentRange.total, Int64(stored.body.count) == range.count
+            else { return nil }
+            (held, total) = (range, length)
+        default:
+            return nil
+        }
+        guard let wanted = bytes(in: total), held.contains(wanted.lowerBound), held.contains(wanted.upperBound) else { return nil }
         var partial = stored
         partial.status = 206
         partial.reasonPhrase = "Partial Content"
-        let start = stored.body.startIndex + Int(range.lowerBound)
-        partial.body = Data(stored.body[start...(start + Int(range.upperBound - range.lowerBound))])
-        partial.headers.set(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(stored.body.count)")
+        let start = stored.body.startIndex + Int(wanted.lowerBound - held.lowerBound)
+        partial.body = Data(stored.body[start...(start + Int(wanted.upperBound - wanted.lowerBound))])
+        partial.headers.set(name: "Content-Range", value: "bytes \(wanted.lowerBound)-\(wanted.upperBound)/\(total)")
         partial.headers.set(name: "Content-Length", value: String(partial.body.count))
         return partial
+    }
+
+    /// Whether `headers` give a content coding other than `identity`.
+    static func isContentCoded(_ headers: Headers) -> Bool {
+        !headers.values(for: "Content-Encoding").allSatisfy { value in
+            FieldList.elements(value).allSatisfy { $0.lowercased() == "identity" }
+        }
     }
 
     /// Decimal digits only, within `Int64`.

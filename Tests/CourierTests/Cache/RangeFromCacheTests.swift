@@ -202,4 +202,59 @@ struct RangeFromCacheTests {
             }
         }
     }
+
+    @Test func aGetWithAPartFromTheStartAsksOnlyForTheRest() async throws {
+        try await withCache { server, client, _ in
+            let path = "/range/30?header=Cache-Control:max-age=600"
+            let full = try await resource(server, path)
+            _ = try await fetch(client, path, headers: ["Range": "bytes=0-9"])
+            let whole = try await fetch(client, path)
+            #expect(whole.status == 200 && whole.source == .network)
+            #expect(whole.body == full)
+            #expect(whole.headers["Content-Range"] == nil && whole.headers["Content-Length"] == "30")
+            let asked = try #require(server.requests(for: path).last)
+            #expect(asked.header("Range") == "bytes=10-")
+            #expect(asked.header("If-Range") == whole.headers["ETag"])
+            // Stored whole: the next request needs no server.
+            #expect(try await fetch(client, path).source == .cache)
+            #expect(server.requests(for: path).count == 3)
+        }
+    }
+
+    @Test func aChangedRepresentationIsDeliveredWholeInsteadOfJoined() async throws {
+        try await withCache { server, client, _ in
+            let path = "/range/30?versions=2&header=Cache-Control:max-age=600"
+            _ = try await fetch(client, path, headers: ["Range": "bytes=0-9"])
+            // Version 2 has another entity tag: If-Range fails and the server sends it all.
+            let whole = try await fetch(client, path)
+            #expect(whole.status == 200 && whole.body.count == 30)
+            #expect(whole.headers["Content-Range"] == nil)
+            #expect(try await fetch(client, path).source == .cache)
+            #expect(server.requests(for: path).count == 2)
+        }
+    }
+
+    @Test func aRestThatDoesNotFitDropsThePartAndAsksForTheWhole() async throws {
+        try await withServer { server in
+            let storage = MemoryCacheStorage()
+            try await withCachingClient(server, storage: storage) { client, now in
+                // An honest part of bytes 0-9, stored as if a range request had brought it; the
+                // server then claims the rest starts at byte 11.
+                let path = "/range/30?lie=start&header=Cache-Control:max-age=600"
+                let part = CacheEntry(
+                    key: CacheKey.primary(for: server.url(path), identity: nil), variant: HTTPCache.partVariant(""), status: 206,
+                    headers: ["ETag": "\"range-30-0\"", "Cache-Control": "max-age=600", "Content-Range": "bytes 0-9/30"],
+                    body: Data(repeating: 1, count: 10), requestDate: now.date, responseDate: now.date
+                )
+                try await storage.store(part)
+                let whole = try await fetch(client, path)
+                #expect(whole.status == 200 && whole.body.count == 30)
+                let requests = server.requests(for: path)
+                #expect(requests.count == 2)
+                #expect(requests.first?.header("Range") == "bytes=10-")
+                #expect(requests.last?.header("Range") == nil)
+                #expect(try await storage.entries(forKey: part.key).map(\.status) == [200])
+            }
+        }
+    }
 }

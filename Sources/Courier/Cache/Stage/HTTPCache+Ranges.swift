@@ -44,6 +44,57 @@ extension HTTPCache {
         return range.partial(of: serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control))
     }
 
+    /// Answers a GET for which only a part from the first byte is stored: asks the server for
+    /// the rest (`Range` from the part's end, with `If-Range` and the part's strong entity tag)
+    /// and delivers the whole, stored as the complete `200`. A `200` (the representation
+    /// changed) is delivered and stored as usual; any other answer drops the part and the
+    /// request is sent again without a range.
+    func complete(_ part: CacheEntry, for lookup: Lookup, load: Load) async throws -> Response {
+        guard let (held, _) = PartJoin.extent(part), held.lowerBound == 0, let tag = part.headers["ETag"],
+            let parsed = EntityTag(tag), !parsed.isWeak
+        else { return try await fetch(lookup, entries: [], load: load) }
+        var rest = lookup.request
+        rest.headers.set(name: "Range", value: "bytes=\(held.upperBound + 1)-")
+        rest.headers.set(name: "If-Range", value: tag)
+        let requestDate = configuration.now()
+        var response = try await load(rest)
+        response.request = lookup.request
+        let responseDate = configuration.now()
+        if response.status == 200 {
+            await store(response, for: lookup, requestDate: requestDate, responseDate: responseDate)
+            return response
+        }
+        if response.status == 206, response.redirects.isEmpty,
+            let variant = CacheKey.variant(request: lookup.request.headers, response: response.headers),
+            let joined = PartJoin.join(
+                older: part,
+                newer: partEntry(response, for: lookup, variant: variant, requestDate: requestDate, responseDate: responseDate)),
+            let whole = PartJoin.complete(joined, variant: variant)
+        {
+            if !lookup.directives.noStore,
+                Storability.canStore(status: 200, headers: whole.headers, request: lookup.request, fixedLifetime: lookup.policy.fixedLifetime != nil)
+            {
+                await write(whole)
+            }
+            try? await storage.removeEntry(forKey: part.key, variant: part.variant)
+            var delivered = serve(whole, to: lookup.request, age: 0, source: .network)
+            delivered.headers.remove(name: "Age")
+            delivered.timing = response.timing
+            return delivered
+        }
+        try? await storage.removeEntry(forKey: part.key, variant: part.variant)
+        return try await fetch(lookup, entries: [], load: load)
+    }
+
+    /// The part entry for a `206` to `lookup`, of the representation whose variant is `variant`.
+    private func partEntry(_ response: Response, for lookup: Lookup, variant: String, requestDate: Date, responseDate: Date) -> CacheEntry {
+        CacheEntry(
+            key: lookup.key, variant: HTTPCache.partVariant(variant), status: 206, reasonPhrase: response.reasonPhrase,
+            headers: Storability.storedHeaders(response.headers), body: response.body, requestDate: requestDate, responseDate: responseDate,
+            tags: lookup.policy.tags(for: response.headers), protocolVersion: response.protocolVersion
+        )
+    }
+
     /// The variant a stored part is filed under: the variant of its representation, marked so
     /// that no computed variant equals it and only range requests find it.
     static func partVariant(_ variant: String) -> String { variant + "\n\u{0}part" }
@@ -67,11 +118,7 @@ extension HTTPCache {
             Storability.canStore(status: 200, headers: response.headers, request: lookup.request, fixedLifetime: lookup.policy.fixedLifetime != nil),
             let variant = CacheKey.variant(request: lookup.request.headers, response: response.headers)
         else { return }
-        var part = CacheEntry(
-            key: lookup.key, variant: HTTPCache.partVariant(variant), status: 206, reasonPhrase: response.reasonPhrase,
-            headers: Storability.storedHeaders(response.headers), body: response.body, requestDate: requestDate, responseDate: responseDate,
-            tags: lookup.policy.tags(for: response.headers), protocolVersion: response.protocolVersion
-        )
+        var part = partEntry(response, for: lookup, variant: variant, requestDate: requestDate, responseDate: responseDate)
         if let stored = await storedPart(for: lookup), let joined = PartJoin.join(older: stored, newer: part) { part = joined }
         guard let complete = PartJoin.complete(part, variant: variant) else {
             await write(part)
@@ -79,47 +126,5 @@ extension HTTPCache {
         }
         await write(complete)
         try? await storage.removeEntry(forKey: part.key, variant: part.variant)
-    }
-}
-
-/// Joining stored parts of one representation (RFC 9111 §3.4).
-enum PartJoin {
-    /// The bytes a stored part holds, and the complete length.
-    static func extent(_ entry: CacheEntry) -> (held: ClosedRange<Int64>, total: Int64)? {
-        guard let contentRange = entry.headers["Content-Range"].flatMap(ContentRange.init), let held = contentRange.range,
-            let total = contentRange.total, Int64(entry.body.count) == held.count
-        else { return nil }
-        return (held, total)
-    }
-
-    /// `older` and `newer` as one part, with `newer`'s fields and its bytes where they overlap;
-    /// `nil` unless both carry the same strong entity tag, have the same complete length, and
-    /// touch or overlap.
-    static func join(older: CacheEntry, newer: CacheEntry) -> CacheEntry? {
-        guard let oldTag = older.headers["ETag"].flatMap(EntityTag.init), let newTag = newer.headers["ETag"].flatMap(EntityTag.init),
-            oldTag.matchesStrongly(newTag), let old = extent(older), let new = extent(newer), old.total == new.total,
-            new.held.lowerBound <= old.held.upperBound + 1, old.held.lowerBound <= new.held.upperBound + 1
-        else { return nil }
-        let held = min(old.held.lowerBound, new.held.lowerBound)...max(old.held.upperBound, new.held.upperBound)
-        var body = Data(count: Int(held.count))
-        body.replaceSubrange(Int(old.held.lowerBound - held.lowerBound)..<Int(old.held.upperBound - held.lowerBound + 1), with: older.body)
-        body.replaceSubrange(Int(new.held.lowerBound - held.lowerBound)..<Int(new.held.upperBound - held.lowerBound + 1), with: newer.body)
-        var joined = newer
-        joined.body = body
-        joined.headers.set(name: "Content-Range", value: "bytes \(held.lowerBound)-\(held.upperBound)/\(new.total)")
-        joined.headers.set(name: "Content-Length", value: String(body.count))
-        return joined
-    }
-
-    /// `part` as the complete `200` under `variant`, when it holds every byte.
-    static func complete(_ part: CacheEntry, variant: String) -> CacheEntry? {
-        guard let (held, total) = extent(part), held.lowerBound == 0, held.upperBound == total - 1 else { return nil }
-        var complete = part
-        complete.variant = variant
-        complete.status = 200
-        complete.reasonPhrase = "OK"
-        complete.headers.remove(name: "Content-Range")
-        complete.headers.set(name: "Content-Length", value: String(total))
-        return complete
     }
 }

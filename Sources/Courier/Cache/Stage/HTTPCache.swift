@@ -84,6 +84,9 @@ final class HTTPCache: Sendable {
         let onlyIfCached = request.cachePolicy == .onlyIfCached || lookup.directives.onlyIfCached
         guard let entry = entries.first else {
             if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
+            if forwarding == nil, request.method == .get, request.cachePolicy != .reload, let part = await storedPart(for: lookup) {
+                return try await complete(part, for: lookup, load: load)
+            }
             return try await fetch(forwarding ?? lookup, entries: [], load: load)
         }
         // The stored response's Cache-Control, read once for the whole decision.

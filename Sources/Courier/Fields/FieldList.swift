@@ -18,4 +18,30 @@ enum FieldList {
     static func elements(_ lines: [String]) -> [String] {
         lines.flatMap { elements($0) }
     }
+
+    /// Splits a field value at commas that are not inside a quoted string, reading scalars as
+    /// `elements(_:)` does. With `escapes`, a backslash inside a quoted string escapes
+    /// the next scalar (RFC 9110 §5.6.4); entity tags have no escapes, and pass `false`.
+    static func splitOutsideQuotes(_ value: String, escapes: Bool = true) -> [Substring.UnicodeScalarView] {
+        let scalars = value.unicodeScalars
+        var pieces: [Substring.UnicodeScalarView] = []
+        var start = scalars.startIndex
+        var quoted = false
+        var escaped = false
+        for index in scalars.indices {
+            let scalar = scalars[index]
+            if escaped {
+                escaped = false
+            } else if escapes && quoted && scalar == "\\" {
+                escaped = true
+            } else if scalar == "\"" {
+                quoted.toggle()
+            } else if scalar == "," && !quoted {
+                pieces.append(scalars[start..<index])
+                start = scalars.index(after: index)
+            }
+        }
+        pieces.append(scalars[start...])
+        return pieces
+    }
 }

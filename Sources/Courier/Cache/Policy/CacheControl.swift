@@ -28,7 +28,7 @@ struct CacheControl: Sendable, Hashable {
 
     /// The directives of one field value; none for `nil`, a missing field.
     init(fieldValue: String?) {
-        directives = fieldValue.map { CacheControl.split($0).compactMap(CacheControl.directive) } ?? []
+        directives = fieldValue.map { FieldList.splitOutsideQuotes($0).compactMap(CacheControl.directive) } ?? []
     }
 
     /// Whether the field is present at all.
@@ -67,31 +67,6 @@ struct CacheControl: Sendable, Hashable {
             return maximumDeltaSeconds
         }
         return min(value, maximumDeltaSeconds)
-    }
-
-    /// Splits a field value at commas that are not inside a quoted string. It reads scalars,
-    /// not characters: a character may join a comma or a quote to a mark beside it.
-    private static func split(_ value: String) -> [Substring.UnicodeScalarView] {
-        let scalars = value.unicodeScalars
-        var pieces: [Substring.UnicodeScalarView] = []
-        var start = scalars.startIndex
-        var quoted = false
-        var escaped = false
-        for index in scalars.indices {
-            let scalar = scalars[index]
-            if escaped {
-                escaped = false
-            } else if quoted && scalar == "\\" {
-                escaped = true
-            } else if scalar == "\"" {
-                quoted.toggle()
-            } else if scalar == "," && !quoted {
-                pieces.append(scalars[start..<index])
-                start = scalars.index(after: index)
-            }
-        }
-        pieces.append(scalars[start...])
-        return pieces
     }
 
     /// One `name[=argument]` item; `nil` when it has no name.

@@ -4,10 +4,7 @@ import Foundation
 enum PartJoin {
     /// The bytes a stored part holds, and the complete length.
     static func extent(_ entry: CacheEntry) -> (held: ClosedRange<Int64>, total: Int64)? {
-        guard let contentRange = entry.headers["Content-Range"].flatMap(ContentRange.init), let held = contentRange.range,
-            let total = contentRange.total, Int64(entry.body.count) == held.count
-        else { return nil }
-        return (held, total)
+        ContentRange.extent(of: entry.headers, bodyCount: entry.body.count)
     }
 
     /// `older` and `newer` as one part, with `newer`'s fields and its bytes where they overlap;

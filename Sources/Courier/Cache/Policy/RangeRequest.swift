@@ -64,10 +64,8 @@ struct RangeRequest: Sendable, Equatable {
             total = Int64(stored.body.count)
             held = 0...(total - 1)
         case 206:
-            guard let contentRange = stored.headers["Content-Range"].flatMap(ContentRange.init), let range = contentRange.range,
-                let length = contentRange.total, Int64(stored.body.count) == range.count
-            else { return nil }
-            (held, total) = (range, length)
+            guard let extent = ContentRange.extent(of: stored.headers, bodyCount: stored.body.count) else { return nil }
+            (held, total) = extent
         default:
             return nil
         }

@@ -84,19 +84,8 @@ struct RequestConditions: Sendable, Equatable {
 
     /// The members of an `If-None-Match` value: entity tags separated by commas outside quotes.
     static func split(_ value: String) -> [String] {
-        var members: [String] = []
-        var current = ""
-        var quoted = false
-        for character in value {
-            if character == "\"" { quoted.toggle() }
-            if character == "," && !quoted {
-                members.append(current)
-                current = ""
-            } else {
-                current.append(character)
-            }
-        }
-        members.append(current)
-        return members.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        FieldList.splitOutsideQuotes(value, escapes: false)
+            .map { String(Substring($0)).trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
     }
 }

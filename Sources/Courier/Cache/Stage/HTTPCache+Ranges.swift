@@ -34,12 +34,7 @@ extension HTTPCache {
     /// `entry` (a complete `200` or a stored part) cut to `range` for `request`, when the cache
     /// may deliver it without asking the server and it holds the bytes asked for.
     private func cut(_ entry: CacheEntry, to range: RangeRequest, for request: HTTPRequest, lookup: Lookup) -> Response? {
-        let control = CacheControl(entry.headers)
-        let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit, control: control)
-        let decision = CacheDecision.decide(
-            headers: entry.headers, tags: entry.tags, freshness: freshness, directives: lookup.directives,
-            policy: request.cachePolicy, control: control
-        )
+        let (decision, freshness, control) = decide(entry, for: lookup)
         guard case .serve(let stale) = decision else { return nil }
         return range.partial(of: serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control))
     }
@@ -112,8 +107,7 @@ extension HTTPCache {
     /// would be and its `Content-Range` (one range, with the complete length) matches its body.
     func storePart(_ response: Response, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
         guard response.status == 206, response.redirects.isEmpty, !lookup.directives.noStore,
-            let contentRange = response.headers["Content-Range"].flatMap(ContentRange.init), let held = contentRange.range,
-            contentRange.total != nil, Int64(response.body.count) == held.count,
+            ContentRange.extent(of: response.headers, bodyCount: response.body.count) != nil,
             !RangeRequest.isContentCoded(response.headers),
             Storability.canStore(status: 200, headers: response.headers, request: lookup.request, fixedLifetime: lookup.policy.fixedLifetime != nil),
             let variant = CacheKey.variant(request: lookup.request.headers, response: response.headers)

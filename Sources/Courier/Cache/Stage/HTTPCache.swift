@@ -47,7 +47,6 @@ final class HTTPCache: Sendable {
 
     /// Answers `request`, whose credentials have the identity `identity`.
     func respond(to request: HTTPRequest, identity: String?, load: @escaping Load) async throws -> Response {
-        let lookup = Lookup(request, identity: identity, configuration: configuration)
         guard request.method == .get || request.method == .head else {
             let response = try await load(request)
             if Storability.invalidates(method: request.method, status: response.status) {
@@ -61,6 +60,7 @@ final class HTTPCache: Sendable {
         if request.headers.contains("Range") {
             return try await answerRange(request, identity: identity, load: load)
         }
+        let lookup = Lookup(request, identity: identity, configuration: configuration)
         guard let conditions = RequestConditions(request.headers) else {
             return try await answer(lookup, load: load)
         }
@@ -89,13 +89,7 @@ final class HTTPCache: Sendable {
             }
             return try await fetch(forwarding ?? lookup, entries: [], load: load)
         }
-        // The stored response's Cache-Control, read once for the whole decision.
-        let control = CacheControl(entry.headers)
-        let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit, control: control)
-        let decision = CacheDecision.decide(
-            headers: entry.headers, tags: entry.tags, freshness: freshness, directives: lookup.directives,
-            policy: request.cachePolicy, control: control
-        )
+        let (decision, freshness, control) = decide(entry, for: lookup)
         switch decision {
         case .serve(let stale):
             return serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control)
@@ -108,6 +102,18 @@ final class HTTPCache: Sendable {
             if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
             return try await revalidate(lookup, chosen: entry, entries: entries, load: load)
         }
+    }
+
+    /// What to do with `entry` for `lookup`, with the entry's freshness and its `Cache-Control`,
+    /// read once for the whole decision and for serving.
+    func decide(_ entry: CacheEntry, for lookup: Lookup) -> (CacheDecision, Freshness, CacheControl) {
+        let control = CacheControl(entry.headers)
+        let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit, control: control)
+        let decision = CacheDecision.decide(
+            headers: entry.headers, tags: entry.tags, freshness: freshness, directives: lookup.directives,
+            policy: lookup.request.cachePolicy, control: control
+        )
+        return (decision, freshness, control)
     }
 
     /// The stored responses usable for a lookup, most recent first: entries stored under other

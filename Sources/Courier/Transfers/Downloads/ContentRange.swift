@@ -34,6 +34,16 @@ struct ContentRange: Equatable {
         }
     }
 
+    /// The bytes a `206` with `headers` and a body of `bodyCount` bytes holds, and the complete
+    /// length; `nil` unless its `Content-Range` is one range, with the complete length, that
+    /// matches the body.
+    static func extent(of headers: Headers, bodyCount: Int) -> (held: ClosedRange<Int64>, total: Int64)? {
+        guard let contentRange = headers["Content-Range"].flatMap(ContentRange.init), let held = contentRange.range,
+            let total = contentRange.total, Int64(bodyCount) == held.count
+        else { return nil }
+        return (held, total)
+    }
+
     private static func number(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
         return Int64(text)

@@ -43,7 +43,10 @@ struct DownloadPropertyTests {
 
     @Test("download file names: any suggestion becomes a safe last component or is refused; safe names stay as they are, but for leading dashes")
     func fileNames() async {
-        let samples = ["report.pdf", "../../x", "..", ".hidden", "a/b\\c", " . . ", "na\u{0}me", "x\u{85}y", ".\u{301}x", "\u{202E}fdp.exe"]
+        let samples = [
+            "report.pdf", "../../x", "..", ".hidden", "a/b\\c", " . . ", "na\u{0}me", "x\u{85}y", ".\u{301}x", "\u{202E}fdp.exe",
+            String(repeating: "\u{301}", count: 200), "x" + String(repeating: "\u{301}", count: 200) + ".txt",
+        ]
         let plain = Gen<Character?>.element(of: Array("abcxyzABC019-_ ()")).map { $0! }.string(of: 1...20)
         await propertyCheck(count: Property.cases(2000), input: Property.hostile(samples, favouring: "./\\ \0"), Property.unicode(upTo: 40), plain) { hostile, unicode, plain in
             Self.checkSanitized(hostile)

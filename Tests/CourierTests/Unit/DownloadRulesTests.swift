@@ -92,6 +92,9 @@ struct DownloadRulesTests {
             (x300 + ".tar.gz", String(repeating: "x", count: 252) + ".gz"),
             (accented + ".pdf", String(repeating: "é", count: 125) + ".pdf"),
             (longExtension, String(longExtension.prefix(255))),
+            // One character of 400 bytes (combining marks with nothing to combine with): cut
+            // between its scalars rather than to nothing.
+            (String(repeating: "\u{301}", count: 200), String(repeating: "\u{301}", count: 127)),
         ]
     }()
 

@@ -39,7 +39,14 @@ public enum DownloadFileName {
         }
         // A cut can end on a space (or an invisible one): the name must read the same when
         // it is made safe again.
-        return shortened(name).trimmingCharacters(in: .whitespaces)
+        let safe = shortened(name).trimmingCharacters(in: .whitespaces)
+        guard !safe.isEmpty else {
+            throw CourierError(
+                .invalidDestination,
+                "The server's file name \"\(suggested)\" leaves nothing usable once cut to \(maximumBytes) bytes; download to an explicit path instead."
+            )
+        }
+        return safe
     }
 
     /// `name` cut to ``maximumBytes`` UTF-8 bytes at a character boundary, its extension kept
@@ -53,8 +60,11 @@ public enum DownloadFileName {
             suffix = String(name[dot...])
         }
         let kept = prefix(of: stem, bytes: maximumBytes - suffix.utf8.count)
-        // A stem of one enormous character: give up the extension rather than the name.
-        return kept.isEmpty ? prefix(of: Substring(name), bytes: maximumBytes) : kept + suffix
+        guard kept.isEmpty else { return kept + suffix }
+        // A stem of one enormous character: give up the extension rather than the name, and
+        // cut inside the character (between scalars) when it alone is too long.
+        let whole = prefix(of: Substring(name), bytes: maximumBytes)
+        return whole.isEmpty ? scalarPrefix(of: name, bytes: maximumBytes) : whole
     }
 
     /// The longest run of whole characters from the start of `text` within `bytes` UTF-8 bytes.
@@ -65,6 +75,18 @@ public enum DownloadFileName {
             kept.append(character)
         }
         return kept
+    }
+
+    /// The longest run of scalars from the start of `text` within `bytes` UTF-8 bytes.
+    private static func scalarPrefix(of text: String, bytes: Int) -> String {
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += UTF8.width(scalar)
+            guard count <= bytes else { break }
+            kept.append(scalar)
+        }
+        return String(kept)
     }
 
     /// The name for a download into a folder: the server's from `Content-Disposition`, else

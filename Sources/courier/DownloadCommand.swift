@@ -43,6 +43,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
     var headers: [String] = []
 
+    @Option(
+        name: .customLong("cache"),
+        help: "A cache folder, as `fetch --cache` fills: a stored response the cache may deliver is the file, and stored first bytes are continued from the server (If-Range). The download itself is not stored.")
+    var cacheFolder: String?
+
     @OptionGroup var limit: SizeLimitOptions
 
     @OptionGroup var client: ClientOptions
@@ -59,6 +64,7 @@ struct DownloadCommand: AsyncParsableCommand {
         let out = Output.current
         var configuration = try client.configuration()
         try authentication.apply(to: &configuration, url: url, netrc: netrc)
+        if let cacheFolder { configuration.cache = CacheConfiguration(storage: try FetchCacheOptions.storage(folder: cacheFolder)) }
         try URLScheme.check(url)
         if configuration.baseURL == nil {
             guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https", parsed.host != nil else {
@@ -104,6 +110,9 @@ struct DownloadCommand: AsyncParsableCommand {
             throw error
         }
         progress.finishLine()
+        if result.response.source == .cache || result.response.source == .stale, !client.hidesErrors {
+            out.error("courier: note: the file is the stored response from --cache, \(result.response.headers["Age"] ?? "0") s old; the server was not asked")
+        }
         out.line(result.fileURL.path)
     }
 }

@@ -134,6 +134,34 @@ struct DownloadCommandTests {
         }
     }
 
+    @Test func aCacheFolderFilledByFetchStartsTheDownload() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dir = try makeFolder()
+        let cache = dir.appendingPathComponent("cache").path
+        try await withServer { server in
+            let url = server.url("/range/40000?seed=12&header=Cache-Control:max-age=600").absoluteString
+            let first = await courier("fetch", url, "--cache", cache, "-H", "Range: bytes=0-14999", "-o", dir.appendingPathComponent("head.bin").path)
+            #expect(first.status == 0, "\(first.stderr)")
+            let continued = dir.appendingPathComponent("continued.bin").path
+            let run = await courier("download", url, "--cache", cache, "-o", continued, "-s")
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try Data(contentsOf: URL(fileURLWithPath: continued))
+            #expect(written == Data(TestServer.bytes(count: 40000, seed: 12)))
+            #expect(server.receivedRequests.last?.header("Range") == "bytes=15000-")
+
+            // The file is now stored whole under the URL by a plain fetch: the next download needs no server.
+            _ = await courier("fetch", url, "--cache", cache, "-o", dir.appendingPathComponent("whole.bin").path)
+            let asked = server.receivedRequests.count
+            let stored = dir.appendingPathComponent("stored.bin").path
+            let again = await courier("download", url, "--cache", cache, "-o", stored)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stderr.contains("the file is the stored response from --cache"), "\(again.stderr)")
+            let copied = try Data(contentsOf: URL(fileURLWithPath: stored))
+            #expect(copied == Data(TestServer.bytes(count: 40000, seed: 12)))
+            #expect(server.receivedRequests.count == asked)
+        }
+    }
+
     @Test func describesProgress() {
         #expect(TransferProgressLine.bytes(512) == "512 B")
         #expect(TransferProgressLine.bytes(1536) == "1.5 KiB")

@@ -45,17 +45,24 @@ extension Client {
     }
 
     /// Runs a streamed request through the path, with `reader` at its end (see ``StreamSink``).
+    ///
+    /// `send` is the last step, after the interceptors: it answers the request by handing a
+    /// response to the sink; without it, the request goes to ``exchange(_:deliver:)``.
     nonisolated(nonsending) func performStreaming<Result: Sendable>(
         id: RequestID,
         validators: [ResponseValidator],
         retryPolicy: RetryPolicy?,
         reader: @escaping @Sendable (StreamedResponse) async throws -> Result,
+        send: (@Sendable (HTTPRequest, StreamSink<Result>) async throws -> Response)? = nil,
         build: () throws(CourierError) -> HTTPRequest
     ) async throws -> Result {
         let sink = StreamSink(validators: validators, reader: reader)
         return try await perform(
             id: id, state: nil, validators: [], retryPolicy: retryPolicy,
-            terminal: { request in try await self.exchange(request) { try await sink.consume($0) } },
+            terminal: { request in
+                if let send { return try await send(request, sink) }
+                return try await self.exchange(request) { try await sink.consume($0) }
+            },
             mayRetry: { !sink.hasStarted },
             build: build,
             finish: { response in try await sink.result(answering: response) }

@@ -1,8 +1,9 @@
-import Courier
 import CourierTesting
 import Foundation
 import NIOConcurrencyHelpers
 import Testing
+
+@testable import Courier
 
 /// A present that moves only when a test moves it, for the cache's freshness arithmetic.
 final class ManualNow: Sendable {
@@ -85,4 +86,19 @@ extension TestServer {
     func requests(for path: String) -> [RecordedRequest] {
         receivedRequests.filter { $0.uri.removingPercentEncoding == path.removingPercentEncoding }
     }
+}
+
+/// Stores in `storage` bytes 0-9 of `path` (a `/range/30` resource whose entity tag is `tag`) as
+/// a part, as if a range request had brought them, and returns it.
+@discardableResult
+func storeFirstTenBytes(of path: String, tag: String, on server: TestServer, in storage: MemoryCacheStorage, at now: ManualNow) async throws
+    -> CacheEntry
+{
+    let part = CacheEntry(
+        key: CacheKey.primary(for: server.url(path), identity: nil), variant: HTTPCache.partVariant(""), status: 206,
+        headers: ["ETag": tag, "Cache-Control": "max-age=600", "Content-Range": "bytes 0-9/30"],
+        body: Data(repeating: 1, count: 10), requestDate: now.date, responseDate: now.date
+    )
+    try await storage.store(part)
+    return part
 }

@@ -241,12 +241,7 @@ struct RangeFromCacheTests {
                 // An honest part of bytes 0-9, stored as if a range request had brought it; the
                 // server then claims the rest starts at byte 11.
                 let path = "/range/30?lie=start&header=Cache-Control:max-age=600"
-                let part = CacheEntry(
-                    key: CacheKey.primary(for: server.url(path), identity: nil), variant: HTTPCache.partVariant(""), status: 206,
-                    headers: ["ETag": "\"range-30-0\"", "Cache-Control": "max-age=600", "Content-Range": "bytes 0-9/30"],
-                    body: Data(repeating: 1, count: 10), requestDate: now.date, responseDate: now.date
-                )
-                try await storage.store(part)
+                let part = try await storeFirstTenBytes(of: path, tag: "\"range-30-0\"", on: server, in: storage, at: now)
                 let whole = try await fetch(client, path)
                 #expect(whole.status == 200 && whole.body.count == 30)
                 let requests = server.requests(for: path)

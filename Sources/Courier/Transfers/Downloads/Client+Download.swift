@@ -20,6 +20,10 @@ extension Client {
     /// request's ``Request/timeout`` bounds each attempt whole; the configuration's total
     /// timeout does not apply, the read timeout does.
     ///
+    /// With a cache, a download with nothing on disk starts from what the cache holds: a stored
+    /// response it may deliver is the file, and stored first bytes with a strong entity tag are
+    /// continued from the server with `If-Range`. The download does not write the cache.
+    ///
     /// - Throws: ``CourierError``: ``CourierError/Kind/validationFailed`` for a status other
     ///   than 200, 206 or 416; ``CourierError/Kind/invalidDestination``,
     ///   ``CourierError/Kind/resumeMismatch`` and ``CourierError/Kind/integrityCheckFailed`` as
@@ -61,6 +65,16 @@ extension Client {
         case startOver
     }
 
+    /// What is on disk as an attempt leaves it, thrown or not.
+    private struct DiskState: Sendable {
+        /// The resume record, once a response chose the file.
+        var record: ResumeRecord?
+        /// The byte the attempt's body is written from.
+        var offset: Int64
+        /// Whether the bytes before `offset` came from the cache in this attempt.
+        var fromCache = false
+    }
+
     func download(
         _ request: HTTPRequest, to destination: DownloadDestination, options: DownloadOptions, reporter: ProgressReporter
     ) async throws -> DownloadResult {
@@ -89,22 +103,26 @@ extension Client {
                 attempt.headers.set(name: "Range", value: "bytes=\(offset)-")
                 attempt.headers.set(name: "If-Range", value: validator)
             }
-            // The record as the attempt leaves it, thrown or not.
-            let resume = NIOLockedValueBox(record)
+            let disk = NIOLockedValueBox(DiskState(record: record, offset: offset))
+            // Only the first attempt of a download with nothing on disk looks in the cache.
+            let startsFromCache = attempts == 1 && offset == 0 && cache != nil
             do {
                 try Task.checkCancellation()
                 let attemptNumber = attempts
                 let outcome = try await performStreaming(id: attempt.id, validators: [], retryPolicy: RetryPolicy.none) { streamed in
-                    var current = resume.withLockedValue { $0 }
-                    defer { resume.withLockedValue { [current] in $0 = current } }
+                    var current = disk.withLockedValue { $0 }
+                    defer { disk.withLockedValue { [current] in $0 = current } }
                     return try await self.receive(
-                        streamed, requestURL: request.url, offset: offset, record: &current, destination: destination, working: working,
-                        options: options, reporter: reporter, attempts: attemptNumber
+                        streamed, requestURL: request.url, offset: current.offset, record: &current.record, destination: destination,
+                        working: working, options: options, reporter: reporter, attempts: attemptNumber
                     )
+                } send: { sent, sink in
+                    guard startsFromCache else { return try await self.exchange(sent) { try await sink.consume($0) } }
+                    return try await self.sendFromCache(sent, sink: sink, requestURL: request.url, disk: disk, destination: destination, working: working)
                 } build: { () throws(CourierError) in
                     attempt
                 }
-                record = resume.withLockedValue { $0 }
+                record = disk.withLockedValue { $0.record }
                 switch outcome {
                 case .finished(let result):
                     return result
@@ -117,9 +135,18 @@ extension Client {
                     }
                 }
             } catch {
-                record = resume.withLockedValue { $0 }
+                let state = disk.withLockedValue { $0 }
+                record = state.record
                 let failure = Client.classify(error, url: request.url)
                 let kind = (failure as? CourierError)?.kind
+                if state.fromCache, kind == .resumeMismatch || kind == .integrityCheckFailed, attempts < max(1, options.maximumAttempts) {
+                    // The stored bytes did not continue into what the server sent: start again
+                    // from the server alone.
+                    record = nil
+                    PartialFile.remove(working.partial)
+                    PartialFile.remove(working.record)
+                    continue
+                }
                 if kind == .resumeMismatch || kind == .integrityCheckFailed || kind == .responseTooLarge {
                     PartialFile.remove(working.partial)
                     PartialFile.remove(working.record)
@@ -133,6 +160,51 @@ extension Client {
                 guard resumable, attempts < max(1, options.maximumAttempts), !Task.isCancelled else { throw failure }
             }
         }
+    }
+
+    /// Sends the first attempt of a download that has nothing on disk, starting from what the
+    /// cache holds for it (see ``HTTPCache/downloadStart(for:identity:)``): a stored response
+    /// the cache may deliver is the answer; stored first bytes are written to the partial file
+    /// and the server is asked for the rest, with `If-Range`.
+    private func sendFromCache(
+        _ attempt: HTTPRequest, sink: StreamSink<AttemptOutcome>, requestURL: URL, disk: NIOLockedValueBox<DiskState>,
+        destination: DownloadDestination, working: (partial: URL, record: URL)
+    ) async throws -> Response {
+        var attempt = attempt
+        if let cache, let start = await cache.downloadStart(for: attempt, identity: try await credentialIdentity(for: attempt)) {
+            switch start {
+            case .stored(let response), .unavailable(let response):
+                return try await sink.consume(StreamedResponse(whole: response))
+            case .prefix(let prefix):
+                // A prefix that cannot be written is not used: the server sends the whole file.
+                if let record = try? seed(working, with: prefix, requestURL: requestURL, fileURL: attempt.url, destination: destination) {
+                    disk.withLockedValue { $0 = DiskState(record: record, offset: record.bytesReceived, fromCache: true) }
+                    attempt.headers.set(name: "Range", value: "bytes=\(record.bytesReceived)-")
+                    attempt.headers.set(name: "If-Range", value: prefix.entityTag)
+                }
+            }
+        }
+        return try await exchange(attempt) { try await sink.consume($0) }
+    }
+
+    /// Writes the cache's first bytes of the file as a new partial file, with its resume record.
+    private func seed(
+        _ working: (partial: URL, record: URL), with prefix: HTTPCache.StoredPrefix, requestURL: URL, fileURL: URL,
+        destination: DownloadDestination
+    ) throws(CourierError) -> ResumeRecord {
+        var fileName: String?
+        if case .directory = destination {
+            fileName = try DownloadFileName.name(contentDisposition: prefix.headers["Content-Disposition"], url: fileURL)
+        }
+        let partial = try PartialFile.open(at: working.partial, from: 0)
+        try partial.write(prefix.bytes)
+        partial.synchronize()
+        let record = ResumeRecord(
+            url: requestURL.absoluteString, entityTag: prefix.entityTag, lastModified: nil, bytesReceived: partial.length,
+            totalBytes: prefix.total, fileName: fileName
+        )
+        try record.save(to: working.record)
+        return record
     }
 
     /// Handles the answer to one attempt: checks it continues what is on disk, writes its

@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
@@ -58,6 +59,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The durable queue, with SQLite: only programs that queue requests build and load it.
+        .target(
+            name: "CourierQueue",
+            dependencies: [
+                "Courier",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ],
             swiftSettings: strictSettings
@@ -87,6 +100,7 @@ let package = Package(
             name: "courier",
             dependencies: [
                 "Courier",
+                "CourierQueue",
                 "CourierTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -97,6 +111,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierQueue",
                 "CourierXML",
                 "CourierTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -112,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "courierTests",
-            dependencies: ["courier", "Courier", "CourierTesting"],
+            dependencies: ["courier", "Courier", "CourierQueue", "CourierTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CourierTestingTests", dependencies: ["CourierTesting", "CCourierZlib", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierQueue
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierQueue
 import Foundation
 
 /// `courier queue list|run|retry|drop`: the durable queue from the shell.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierQueue
 import Foundation
 
 /// `queue run`'s credentials: `--user`, `--bearer` and `-H`, for the records that were

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Courier
+import CourierQueue
 import Foundation
 
 /// `--queue PATH`, shared by `fetch --durable` and the `queue` subcommands.

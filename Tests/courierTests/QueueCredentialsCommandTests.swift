@@ -1,4 +1,5 @@
 import Courier
+import CourierQueue
 import CourierTesting
 import Foundation
 import Testing

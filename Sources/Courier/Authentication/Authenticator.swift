@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 /// credentials configured for that origin, and answers a 401 from that origin. What it learns from challenges (which
 /// scheme an origin wants, its Digest nonce and nonce count) is kept per origin, so that later
 /// requests authenticate up front.
-final class Authenticator: Sendable {
+package final class Authenticator: Sendable {
     private enum Entry: Sendable {
         case password(user: String, password: String, preemptive: Bool)
         case bearer(TokenRefresher)
@@ -67,7 +67,7 @@ final class Authenticator: Sendable {
     }
 
     /// Whether credentials are configured for the origin of `url`.
-    func hasCredentials(for url: URL) -> Bool {
+    package func hasCredentials(for url: URL) -> Bool {
         entries[RedirectStateMachine.origin(of: url)] != nil
     }
 

@@ -5,7 +5,7 @@ extension Client {
     ///
     /// - Parameter progress: counts the body's bytes as they are sent; by default, one that
     ///   calls the request's ``Request/uploadProgress``, if it has one.
-    func makeHTTPRequest<Value>(_ request: Request<Value>, id: RequestID, progress: ProgressReporter? = nil) throws(CourierError) -> HTTPRequest {
+    package func makeHTTPRequest<Value>(_ request: Request<Value>, id: RequestID, progress: ProgressReporter? = nil) throws(CourierError) -> HTTPRequest {
         var base = configuration.baseURL
         if request.usesCDN {
             guard let cdn = configuration.cdnURL else {

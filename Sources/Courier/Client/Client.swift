@@ -17,7 +17,7 @@ public final class Client: Sendable {
     public let configuration: ClientConfiguration
     let transport: any Transport
     let scheduler: Scheduler
-    let authenticator: Authenticator?
+    package let authenticator: Authenticator?
     let cache: HTTPCache?
     let coalescer = Coalescer()
     let urls = URLMemo()

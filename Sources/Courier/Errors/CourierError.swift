@@ -85,8 +85,8 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         /// A cache store could not read or write its files (a folder that cannot be created, a
         /// full or read-only disk); the message names the file and the system's reason.
         public static let cacheStorageFailed = Kind("cacheStorageFailed")
-        /// The durable queue holds as many records as ``QueueConfiguration/maximumRecords``
-        /// allows; wait for deliveries or drop records.
+        /// The durable queue (`CourierQueue`) holds as many records as its configuration's
+        /// `maximumRecords` allows; wait for deliveries or drop records.
         public static let queueFull = Kind("queueFull")
         /// The durable queue's database could not be opened, read or written: a file that is
         /// not a database, a corrupted one, a full disk, missing permissions.
@@ -95,7 +95,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let queueRecordNotFound = Kind("queueRecordNotFound")
         /// A durable request needs credentials (an `Authorization` header or another header
         /// removed before it was written to disk) that the delivering queue was not given: no
-        /// ``QueueConfiguration/credentials`` supplied them and the client has none for the
+        /// `QueueConfiguration.credentials` supplied them and the client has none for the
         /// request's origin. The record waits; it is not sent without them.
         public static let missingCredentials = Kind("missingCredentials")
         /// A failure the transport reported that fits no other kind.

@@ -93,6 +93,16 @@ extension Client {
         }
     }
 
+    /// Sends a fully built request once, as it is: interceptors, authentication and redirects
+    /// apply, retries do not (the durable queue schedules its own).
+    package func sendOnce(_ request: HTTPRequest) async throws -> Response {
+        try await perform(id: request.id, state: nil, validators: [], retryPolicy: RetryPolicy.none) { () throws(CourierError) in
+            request
+        } finish: {
+            $0
+        }
+    }
+
     /// Runs the interceptors and `terminal`, and again after a retryable failure, as `policy`
     /// and `mayRetry` allow.
     nonisolated(nonsending) private func attempt(

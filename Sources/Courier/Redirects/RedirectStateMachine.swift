@@ -5,7 +5,7 @@ import Foundation
 /// A pure value: the client feeds it each response's status and `Location`, and it answers
 /// with an action. It owns the rules for method rewriting, credential removal, https → http
 /// refusal, the redirect limit and loop detection.
-struct RedirectStateMachine {
+package struct RedirectStateMachine {
     enum Action {
         /// Deliver the response as it is.
         case deliver
@@ -92,7 +92,7 @@ struct RedirectStateMachine {
     /// Scheme, host and effective port, lower-cased: `https://example.com:443`. Read from the
     /// URL's text in one pass (it runs for every exchange). A host written with percent-escapes
     /// counts as a different origin from its decoded form, which errs on the safe side.
-    static func origin(of url: URL) -> String {
+    package static func origin(of url: URL) -> String {
         var text = url.absoluteString
         return text.withUTF8 { bytes -> String? in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,

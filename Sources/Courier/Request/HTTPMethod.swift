@@ -44,3 +44,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     public var description: String { rawValue }
 }
+
+/// A method is encoded as its name, a single string (`"PATCH"`).
+extension HTTPMethod: Codable {}

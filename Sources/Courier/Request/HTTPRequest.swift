@@ -83,7 +83,7 @@ public struct HTTPRequest: Sendable {
     /// Whether the client may add the credentials it has for the request's origin
     /// (``ClientConfiguration/authentication``) and answer its challenges; `false` for a
     /// durable request that was enqueued without credentials.
-    var usesClientCredentials = true
+    package var usesClientCredentials = true
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

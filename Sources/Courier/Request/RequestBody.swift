@@ -119,7 +119,7 @@ public struct RequestBody: Sendable {
     }
 
     /// The whole body when it is held in memory.
-    var bytes: Data? {
+    package var bytes: Data? {
         if case .bytes(let data) = content { return data }
         return nil
     }

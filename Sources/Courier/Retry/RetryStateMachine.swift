@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A pure value: the client reports each attempt's outcome and a jitter draw in `0..<1`, and
 /// the machine answers with a decision. Tests drive it without a network or a clock.
-struct RetryStateMachine {
+package struct RetryStateMachine {
     enum Outcome {
         /// A response arrived (the request was sent).
         case response(status: Int, retryAfter: String?)
@@ -29,7 +29,7 @@ struct RetryStateMachine {
 
     /// A machine that has made `attempts` attempts already, for backoffs computed afresh
     /// after a restart (the durable queue).
-    init(policy: RetryPolicy, attempts: Int) {
+    package init(policy: RetryPolicy, attempts: Int) {
         self.policy = policy
         self.attempts = max(1, attempts)
     }
@@ -64,7 +64,7 @@ struct RetryStateMachine {
     }
 
     /// Full jitter over `min(maximumDelay, baseDelay × 2^(attempts − 1))`.
-    func backoff(jitter: Double) -> Duration {
+    package func backoff(jitter: Double) -> Duration {
         // In seconds as a Double, so that no multiplication of a Duration can overflow.
         let exponent = Double(max(0, min(attempts - 1, 62)))
         let uncapped = policy.baseDelay.timeInterval * pow(2, exponent)
@@ -76,7 +76,7 @@ struct RetryStateMachine {
     }
 
     /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3); `nil` when invalid.
-    static func delay(retryAfter: String, now: Date) -> Duration? {
+    package static func delay(retryAfter: String, now: Date) -> Duration? {
         let value = retryAfter.trimmingCharacters(in: .whitespaces)
         if !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             guard let seconds = Int64(value) else { return .seconds(Int64.max / 1_000_000_000) }

@@ -15,7 +15,7 @@ import Darwin
 /// `O_EXCL` and a mode in one step, set a file's times to the nanosecond, or open a file
 /// without waiting (a FIFO opened by `FileHandle` or `Data(contentsOf:)` blocks until something
 /// writes to it); these can.
-enum POSIXFiles {
+package enum POSIXFiles {
     /// The outcome of a call that may fail because a path is missing.
     enum Outcome: Equatable {
         case done
@@ -61,15 +61,15 @@ enum POSIXFiles {
     }
 
     /// Why a file could not be read, as a phrase for a message.
-    struct ReadFailure: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { reason }
+    package struct ReadFailure: Error, CustomStringConvertible {
+        package var reason: String
+        package var description: String { reason }
     }
 
     /// The contents of the regular file at `path`, symbolic links followed, opened without
     /// waiting: a FIFO, a socket, a device or a folder is refused, never read, and so is a
     /// file of more than `limit` bytes.
-    static func contentsOfRegularFile(_ path: String, limit: Int = .max) throws(ReadFailure) -> Data {
+    package static func contentsOfRegularFile(_ path: String, limit: Int = .max) throws(ReadFailure) -> Data {
         let descriptor: Int32
         switch open(path, O_RDONLY, followsLinks: true) {
         case .opened(let opened): descriptor = opened

@@ -11,9 +11,9 @@ import Darwin
 /// Folders and files that hold private data (the queue's records, the cache's entries): created
 /// for their owner alone whatever the process's umask, and reported when one that was there
 /// already lets other users in.
-enum PrivateFiles {
+package enum PrivateFiles {
     /// What making a folder or file came to.
-    enum Made: Equatable {
+    package enum Made: Equatable {
         /// It was created, private.
         case created
         /// It was there already, as it was.
@@ -24,7 +24,7 @@ enum PrivateFiles {
 
     /// Creates the folder at `path` with mode 0700 whatever the umask; missing parent folders
     /// are created with the usual mode.
-    static func makeFolder(_ path: String) -> Made {
+    package static func makeFolder(_ path: String) -> Made {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
             do {
@@ -43,7 +43,7 @@ enum PrivateFiles {
     }
 
     /// Creates an empty file at `path` with mode 0600 whatever the umask, unless one is there.
-    static func makeFile(_ path: String) -> Made {
+    package static func makeFile(_ path: String) -> Made {
         while true {
             let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if descriptor >= 0 {
@@ -58,25 +58,25 @@ enum PrivateFiles {
     }
 
     /// The permission bits of what `path` names, symbolic links followed; `nil` when nothing is there.
-    static func permissions(of path: String) -> mode_t? {
+    package static func permissions(of path: String) -> mode_t? {
         let resolved = (path as NSString).resolvingSymlinksInPath
         return FileStatus(path: resolved).map { $0.mode & 0o7777 }
     }
 
     /// Whether `permissions` give the group or other users any access.
-    static func isOpenToOthers(_ permissions: mode_t) -> Bool {
+    package static func isOpenToOthers(_ permissions: mode_t) -> Bool {
         permissions & 0o077 != 0
     }
 
     /// `0755`.
-    static func octal(_ permissions: mode_t) -> String {
+    package static func octal(_ permissions: mode_t) -> String {
         let digits = String(permissions & 0o7777, radix: 8)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// The sentence that reports the folder at `path` open to other users, or `nil` when it is
     /// private (or missing). Courier does not change the mode of a folder it did not create.
-    static func openFolderWarning(_ path: String, holding what: String, fix: String) -> String? {
+    package static func openFolderWarning(_ path: String, holding what: String, fix: String) -> String? {
         guard let mode = permissions(of: path), isOpenToOthers(mode) else { return nil }
         return "The folder \(path), which holds \(what), is open to other users (mode \(octal(mode))); Courier leaves it as it is. Make it private with `chmod 700 \(path)`, or \(fix)."
     }

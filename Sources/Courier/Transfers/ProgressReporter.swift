@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 ///
 /// A transfer that starts again (a redirect or a retry sending the body again) starts again
 /// from zero. ``finish(succeeded:)`` ends the sequences when the request is over.
-final class ProgressReporter: Sendable {
+package final class ProgressReporter: Sendable {
     private struct State: Sendable {
         var throttle = ProgressThrottle()
         var current = TransferProgress(completedBytes: 0, totalBytes: nil)

@@ -5,6 +5,7 @@ import Logging
 import Testing
 
 @testable import Courier
+@testable import CourierQueue
 
 /// Credentials of durable requests: taken out before the record is written, supplied again at
 /// delivery, and a record that lacks them waits instead of being sent without them.

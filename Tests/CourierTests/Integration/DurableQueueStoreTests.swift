@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import Testing
 
 @testable import Courier
+@testable import CourierQueue
 
 @Suite("Durable queue storage, limits and restart")
 struct DurableQueueStoreTests {

@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import Courier
+@testable import CourierQueue
 
 /// The inputs with which the property suites found bugs, kept as plain cases.
 @Suite("Property regressions")

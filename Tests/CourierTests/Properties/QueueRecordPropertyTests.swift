@@ -4,6 +4,7 @@ import PropertyBased
 import Testing
 
 @testable import Courier
+@testable import CourierQueue
 
 @Suite("Property: durable queue records")
 struct QueueRecordPropertyTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierQueue
 
 @Suite("Durable queue credential rules")
 struct QueueCredentialRulesTests {

@@ -1,4 +1,5 @@
 #if canImport(Network)
+import Courier
 import Dispatch
 import Network
 import NIOConcurrencyHelpers

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Which of a record's credential headers delivery has, and which it still lacks.

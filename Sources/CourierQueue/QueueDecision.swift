@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// What an attempt's answer means for a queued record.

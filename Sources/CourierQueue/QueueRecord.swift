@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A durable request and where it stands, as the queue's database holds it.

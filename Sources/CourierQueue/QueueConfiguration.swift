@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Where a ``DurableQueue`` keeps its records and how it delivers them.

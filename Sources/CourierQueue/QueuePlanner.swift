@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Decides, from the records waiting or in flight, what the queue does now: which records

@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A durable offline queue: requests written to disk before their first attempt, sent when

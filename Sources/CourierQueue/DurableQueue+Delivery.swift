@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 import Logging
 
@@ -174,18 +175,6 @@ extension DurableQueue {
                 unreachable[record.request.origin] = (next, failures)
             }
             publish(.waiting(updated))
-        }
-    }
-}
-
-extension Client {
-    /// Sends a queued request once, as it is: interceptors, authentication and redirects
-    /// apply, retries do not (the queue schedules its own).
-    func sendOnce(_ request: HTTPRequest) async throws -> Response {
-        try await perform(id: request.id, state: nil, validators: [], retryPolicy: RetryPolicy.none) { () throws(CourierError) in
-            request
-        } finish: {
-            $0
         }
     }
 }

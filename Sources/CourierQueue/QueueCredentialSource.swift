@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// Supplies the credentials of durable requests when they are delivered, so that none is ever

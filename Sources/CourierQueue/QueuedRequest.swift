@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// A request as the durable queue keeps it: everything needed to send it again, in another
@@ -163,8 +164,6 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         return request
     }
 }
-
-extension HTTPMethod: Codable {}
 
 extension Client {
     /// Resolves `request` like ``send(_:)-(Request<Value>)`` would, into a value the queue can

@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
@@ -29,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -60,6 +62,12 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Metrics through swift-metrics: only programs that record them build it.
+        .target(
+            name: "CourierMetrics",
+            dependencies: ["Courier", .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: strictSettings
         ),
         // The durable queue, with SQLite: only programs that queue requests build and load it.
@@ -111,6 +119,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierMetrics",
                 "CourierQueue",
                 "CourierXML",
                 "CourierTesting",
@@ -122,6 +131,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Courier
+import CourierMetrics
 import Foundation
 import NIOCore
 import NIOPosix
@@ -16,6 +17,7 @@ struct SmallGetBenchmark {
         case courier = "Courier"
         case courierOnLoop = "Courier (on makeTaskExecutor())"
         case courierBatch = "Courier (one Batch of all requests)"
+        case courierMetrics = "Courier + MetricsObserver (no backend)"
         case transportOnly = "Courier transport alone"
     }
 
@@ -33,6 +35,11 @@ struct SmallGetBenchmark {
             // exchange, which the raw client cannot do. Each request goes to the server, as in raw.
             courierConfiguration.coalescesRequests = false
             let courier = Client(configuration: courierConfiguration)
+            // The same client recording metrics with no backend bootstrapped: what
+            // `CourierMetrics` costs a program that never reads them.
+            var observedConfiguration = courierConfiguration
+            observedConfiguration.observers.append(MetricsObserver())
+            let observed = Client(configuration: observedConfiguration)
 
             var samples: [Contender: [Sample]] = [:]
             let contenders = Contender.allCases.filter { options.selects($0.rawValue) }
@@ -41,12 +48,13 @@ struct SmallGetBenchmark {
                 // right after the same other one, or always first while the machine settles.
                 for contender in round % 2 == 1 ? contenders.reversed() : contenders {
                     let sample = try await measure(requests: options.requests) {
-                        try await drive(contender, raw: raw, courier: courier, concurrency: concurrency)
+                        try await drive(contender, raw: raw, courier: contender == .courierMetrics ? observed : courier, concurrency: concurrency)
                     }
                     if round > 0 { samples[contender, default: []].append(sample) }
                 }
             }
             try await courier.shutdown()
+            try await observed.shutdown()
             try await raw.shutdown()
             report(concurrency: concurrency, samples: samples)
         }
@@ -72,7 +80,7 @@ struct SmallGetBenchmark {
                 }
                 try await group.waitForAll()
             }
-        case .courier, .courierOnLoop:
+        case .courier, .courierOnLoop, .courierMetrics:
             let request = Request<Data>(path: target)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
@@ -159,6 +167,9 @@ struct SmallGetBenchmark {
         if samples[.courierOnLoop] != nil {
             print("  Courier on its event loops / EventLoopFuture API, throughput: \(ratio(.courierOnLoop, .ahcFutures) { $0.requestsPerSecond })")
             print("  EventLoopFuture API CPU / Courier on its event loops CPU: \(ratio(.courierOnLoop, .ahcFutures) { 1 / $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.courierMetrics] != nil {
+            print("  Courier + MetricsObserver (no backend) / Courier, CPU: \(ratio(.courierMetrics, .courier) { $0.cpuMicrosecondsPerRequest })  target ≤ 1.03")
         }
         if samples[.transportOnly] != nil {
             print("  Courier / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")

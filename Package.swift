@@ -75,6 +75,7 @@ let package = Package(
             name: "CourierQueue",
             dependencies: [
                 "Courier",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

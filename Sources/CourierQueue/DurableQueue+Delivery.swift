@@ -53,6 +53,7 @@ extension DurableQueue {
         let records: [QueuePlanner.Slot]
         do {
             records = try await store.activeSlots()
+            QueueMetrics.recordDepth(records.count)
         } catch {
             client.configuration.logger.error("courier queue: \(error)")
             schedule(at: now.addingTimeInterval(1))

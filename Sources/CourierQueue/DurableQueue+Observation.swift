@@ -30,6 +30,7 @@ extension DurableQueue {
 
     /// Tells the subscribers.
     func publish(_ event: QueueEvent) {
+        QueueMetrics.record(event)
         for subscriber in subscribers.values { subscriber.yield(event) }
     }
 

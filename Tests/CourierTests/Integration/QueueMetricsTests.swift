@@ -1,0 +1,39 @@
+import CoreMetrics
+import Courier
+import CourierQueue
+import CourierTesting
+import Foundation
+import MetricsTestKit
+import Testing
+
+/// The durable queue's events and depth, recorded through swift-metrics.
+@Suite("Metrics: the durable queue")
+struct QueueMetricsTests {
+    @Test func eachEventIsCountedByKindAndTheDepthIsRecordedEachRound() async throws {
+        let metrics = TestMetrics()
+        try await withMetricsFactory(metrics) {
+            try await withServer { server in
+                try await withQueueFolder { path in
+                    try await withQueue(path: path) { queue in
+                        let post = { (path: String) in Request<Void>(method: .post, path: server.url(path).absoluteString) }
+                        let delivered = try await queue.enqueue(post("/idempotent/metrics")).outcome()
+                        let failed = try await queue.enqueue(post("/status/404")).outcome()
+                        #expect(delivered.state == .delivered && failed.state == .failed)
+                    }
+                }
+            }
+        }
+        func count(_ event: String) -> Int64 {
+            metrics.counterTotal(label: "courier.queue.events", dimensions: [("courier.queue.event", event)])
+        }
+        #expect(count("queued") == 2)
+        #expect(count("attempt") == 2)
+        #expect(count("delivered") == 1)
+        #expect(count("failed") == 1)
+        #expect(count("waiting") == 0 && count("expired") == 0)
+        let depth = try metrics.expectGauge("courier.queue.depth")
+        #expect(depth.values.contains(1))
+        #expect(depth.values.allSatisfy { (0...2).contains($0) })
+    }
+
+}

@@ -136,6 +136,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),

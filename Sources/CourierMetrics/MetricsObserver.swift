@@ -97,16 +97,12 @@ public struct MetricsObserver: RequestObserver {
         Counter(label: Name.retries, dimensions: Self.target(of: event.request), factory: factory).increment()
     }
 
-    /// The methods kept as they are; any other is `_OTHER`.
-    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
-
     /// The dimensions every metric carries: method, server and scheme.
     static func target(of request: HTTPRequest) -> [(String, String)] {
-        let method = request.method.rawValue
         let scheme = request.url.scheme?.lowercased() ?? ""
         let port = request.url.port ?? (scheme == "https" ? 443 : 80)
         return [
-            ("http.request.method", knownMethods.contains(method) ? method : "_OTHER"),
+            ("http.request.method", request.method.conventionalName),
             ("server.address", request.url.host ?? ""),
             ("server.port", String(port)),
             ("url.scheme", scheme),

@@ -19,6 +19,8 @@ public final class Client: Sendable {
     let scheduler: Scheduler
     package let authenticator: Authenticator?
     let cache: HTTPCache?
+    /// Courier's spans; `nil` when no tracer records them.
+    let tracing: RequestTracing?
     let coalescer = Coalescer()
     let urls = URLMemo()
     private let ownsTransport: Bool
@@ -53,6 +55,7 @@ public final class Client: Sendable {
         )
         self.authenticator = Authenticator(configuration: configuration)
         self.cache = configuration.cache.map { HTTPCache(configuration: $0, logger: configuration.logger) }
+        self.tracing = RequestTracing(configuration)
     }
 
     /// How many requests wait for a slot and how many are in flight now.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tracing
 
 /// Everything a ``Client`` needs to know, as one value (MKNetworkHost and YTKNetworkConfig in
 /// one place).
@@ -38,6 +39,11 @@ public struct ClientConfiguration: Sendable {
     public var interceptors: [any Interceptor]
     /// The lifecycle observers.
     public var observers: [any RequestObserver]
+    /// The tracer of Courier's spans (see <doc:InterceptorsAndLifecycle>): one per request,
+    /// with one child per message sent. `nil`, the default, means the tracer bootstrapped with
+    /// `InstrumentationSystem` when the client is created, or none while that is the no-op
+    /// tracer.
+    public var tracer: (any Tracer)? = nil
     /// The decoder used for `Decodable` responses unless a request names its own.
     public var jsonDecoder: JSONDecoder
     /// When failed requests are sent again; never, by default.

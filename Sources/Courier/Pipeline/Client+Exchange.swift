@@ -42,14 +42,24 @@ extension Client {
         // A kept-alive connection the server closed just as it was reused fails before any of
         // the response: a request that is safe to send again is, once per hop, on a new one.
         var replayed = false
+        // Messages sent so far, for their spans' resend count.
+        var sent = 0
         while true {
             // Credentials go on a copy: the hop a redirect builds from `current` never inherits them.
             var outgoing = current
             let authenticator = redirects.credentialsRemoved ? nil : (request.authenticator ?? self.authenticator)
             let credentials = try await authenticator?.authorize(&outgoing, attempts: attempts)
             prepareHop(&outgoing)
-            let origin = try await admit(outgoing)
-            let sent = ContinuousClock.now
+            let message = tracing?.startMessage(&outgoing, resend: sent)
+            sent += 1
+            let origin: String
+            do {
+                origin = try await admit(outgoing)
+            } catch {
+                if let message { RequestTracing.end(message, status: nil, error: error) }
+                throw error
+            }
+            let start = ContinuousClock.now
             let hop: Hop<Result>
             var headArrived = false
             do {
@@ -77,7 +87,8 @@ extension Client {
                     }
                 }
             } catch {
-                scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .init(failure: error)))
+                scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .init(failure: error)))
+                if let message { RequestTracing.end(message, status: nil, error: error) }
                 if !headArrived, !replayed, current.mayBeReplayed, let failure = error as? CourierError,
                     failure.kind == .connectionFailed, failure.requestMayHaveBeenSent, !Task.isCancelled
                 {
@@ -86,7 +97,8 @@ extension Client {
                 }
                 throw error
             }
-            scheduler.release(host: origin, sample: .init(latency: .now - sent, outcome: .response(status: hop.status)))
+            scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .response(status: hop.status)))
+            if let message { RequestTracing.end(message, status: hop.status) }
             switch hop {
             case .delivered(let result, _):
                 return result

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import Tracing
 
 extension Client {
     /// The innermost step of the interceptor chain: what answers a request once every
@@ -51,7 +52,15 @@ extension Client {
             move(to: .started)
             notify { $0.requestWillStart($1) }
             let policy = retryPolicy ?? configuration.retryPolicy
-            var received = try await attempt(current!, policy: policy, start: start, terminal: terminal, mayRetry: mayRetry)
+            var received: Response
+            if let tracing {
+                let request = current!
+                received = try await traced(request, by: tracing) {
+                    try await attempt(request, policy: policy, start: start, terminal: terminal, mayRetry: mayRetry)
+                }
+            } else {
+                received = try await attempt(current!, policy: policy, start: start, terminal: terminal, mayRetry: mayRetry)
+            }
             received.timing.start = start
             received.timing.startDate = startDate
             response = received
@@ -90,6 +99,22 @@ extension Client {
                     url: response.url, response: response, underlyingError: error
                 )
             }
+        }
+    }
+
+    /// Runs `operation` (a request's attempts) inside the request's span, as the current
+    /// context, so that each message's span is its child.
+    nonisolated(nonsending) private func traced(
+        _ request: HTTPRequest, by tracing: RequestTracing, _ operation: nonisolated(nonsending) () async throws -> Response
+    ) async throws -> Response {
+        let span = tracing.startRequest(request)
+        do {
+            let response = try await InstrumentationContext.withValue(span.context) { try await operation() }
+            RequestTracing.end(span, status: response.status, source: response.source)
+            return response
+        } catch {
+            RequestTracing.end(span, status: nil, error: error)
+            throw error
         }
     }
 

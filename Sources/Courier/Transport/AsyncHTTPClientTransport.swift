@@ -7,7 +7,6 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
-import Tracing
 
 /// The default transport, on AsyncHTTPClient.
 ///
@@ -70,11 +69,10 @@ public final class AsyncHTTPClientTransport: Transport {
         self.proxy = configuration.proxy
         self.decompression = configuration.decompression
         self.watchdogs = configuration.readTimeout.map { ReadWatchdogs(timeout: $0, group: MultiThreadedEventLoopGroup.singleton) }
-        // With no tracer bootstrapped, AsyncHTTPClient would still open a no-op span, and
-        // format its name, for every request; a real tracer is kept.
-        if InstrumentationSystem.tracer is NoOpTracer {
-            settings.tracing.tracer = nil
-        }
+        // Courier opens the spans itself, one per request and one per message, with the
+        // context sent in the message's fields (RequestTracing). AsyncHTTPClient's own span
+        // would start on an event loop, outside the task, and so be a trace of its own.
+        settings.tracing.tracer = nil
         var logger = logger ?? Logger(label: "courier.transport", factory: { _ in SwiftLogNoOpLogHandler() })
         // AsyncHTTPClient's trace lines print whole message heads, credentials and cookies
         // included; it gets the logger at debug level at most, so no secret reaches a log.

@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierLifecycle", targets: ["CourierLifecycle"]),
         .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -66,6 +68,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The client as a swift-service-lifecycle service.
+        .target(
+            name: "CourierLifecycle",
+            dependencies: ["Courier", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strictSettings
+        ),
         // Metrics through swift-metrics: only programs that record them build it.
         .target(
             name: "CourierMetrics",
@@ -78,6 +86,7 @@ let package = Package(
             dependencies: [
                 "Courier",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,6 +131,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierLifecycle",
                 "CourierMetrics",
                 "CourierQueue",
                 "CourierXML",
@@ -137,6 +147,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings

@@ -17,7 +17,6 @@ let package = Package(
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierLifecycle", targets: ["CourierLifecycle"]),
-        .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
@@ -60,6 +59,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -72,12 +72,6 @@ let package = Package(
         .target(
             name: "CourierLifecycle",
             dependencies: ["Courier", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-            swiftSettings: strictSettings
-        ),
-        // Metrics through swift-metrics: only programs that record them build it.
-        .target(
-            name: "CourierMetrics",
-            dependencies: ["Courier", .product(name: "CoreMetrics", package: "swift-metrics")],
             swiftSettings: strictSettings
         ),
         // The durable queue, with SQLite: only programs that queue requests build and load it.
@@ -132,7 +126,6 @@ let package = Package(
             dependencies: [
                 "Courier",
                 "CourierLifecycle",
-                "CourierMetrics",
                 "CourierQueue",
                 "CourierXML",
                 "CourierTesting",

@@ -16,7 +16,6 @@ let package = Package(
             name: "courier-bench",
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
-                .product(name: "CourierMetrics", package: "Courier"),
                 .product(name: "CourierQueue", package: "Courier"),
                 .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

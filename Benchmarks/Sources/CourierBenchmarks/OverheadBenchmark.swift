@@ -1,5 +1,4 @@
 import Courier
-import CourierMetrics
 import Foundation
 
 /// Courier's own cost per request: the whole pipeline (URL building, headers, lifecycle,

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Courier
-import CourierMetrics
 import Foundation
 import NIOCore
 import NIOPosix
@@ -35,8 +34,8 @@ struct SmallGetBenchmark {
             // exchange, which the raw client cannot do. Each request goes to the server, as in raw.
             courierConfiguration.coalescesRequests = false
             let courier = Client(configuration: courierConfiguration)
-            // The same client recording metrics with no backend bootstrapped: what
-            // `CourierMetrics` costs a program that never reads them.
+            // The same client with a MetricsObserver added and no backend bootstrapped: what
+            // an observer costs a program that never reads the metrics.
             var observedConfiguration = courierConfiguration
             observedConfiguration.observers.append(MetricsObserver())
             let observed = Client(configuration: observedConfiguration)

@@ -21,6 +21,9 @@ public final class Client: Sendable {
     let cache: HTTPCache?
     /// Courier's spans; `nil` when no tracer records them.
     let tracing: RequestTracing?
+    /// The configuration's observers, and a ``MetricsObserver`` when a metrics backend was
+    /// bootstrapped and the configuration has none.
+    let observers: [any RequestObserver]
     let coalescer = Coalescer()
     let urls = URLMemo()
     private let ownsTransport: Bool
@@ -56,6 +59,7 @@ public final class Client: Sendable {
         self.authenticator = Authenticator(configuration: configuration)
         self.cache = configuration.cache.map { HTTPCache(configuration: $0, logger: configuration.logger) }
         self.tracing = RequestTracing(configuration)
+        self.observers = configuration.observers + MetricsObserver.bootstrapped(besides: configuration.observers)
     }
 
     /// How many requests wait for a slot and how many are in flight now.

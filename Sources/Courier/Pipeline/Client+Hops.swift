@@ -7,7 +7,7 @@ extension Client {
     func prepareHop(_ request: inout HTTPRequest) {
         configuration.cookies?.addCookies(to: &request)
         let event = ExchangeEvent(request: request)
-        for observer in configuration.observers { observer.exchangeWillSend(event) }
+        for observer in observers { observer.exchangeWillSend(event) }
         let logger = configuration.logger
         logger.trace(
             "sending",
@@ -26,7 +26,7 @@ extension Client {
         let event = ExchangeEvent(
             request: request, status: status, reasonPhrase: head.reasonPhrase, responseHeaders: headers, protocolVersion: head.protocolVersion
         )
-        for observer in configuration.observers { observer.exchangeDidReceive(event) }
+        for observer in observers { observer.exchangeDidReceive(event) }
         configuration.logger.trace(
             "received",
             metadata: [

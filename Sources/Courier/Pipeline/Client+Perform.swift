@@ -27,7 +27,7 @@ extension Client {
         var lifecycle = RequestLifecycle()
         let start = ContinuousClock.now
         let startDate = Date()
-        let observers = configuration.observers
+        let observers = self.observers
         var current: HTTPRequest?
         var response: Response?
 
@@ -155,11 +155,11 @@ extension Client {
                 if let failure { throw failure }
                 return response!
             }
-            if !configuration.observers.isEmpty {
+            if !observers.isEmpty {
                 var event = RequestEvent(request: request, state: .started, previousState: .started, response: response, error: failure, start: start)
                 event.attempt = retries.attempts - 1
                 event.retryDelay = delay
-                for observer in configuration.observers { observer.requestWillRetry(event) }
+                for observer in observers { observer.requestWillRetry(event) }
             }
             try await configuration.clock.sleep(for: delay)
         }

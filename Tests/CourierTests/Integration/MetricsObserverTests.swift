@@ -1,6 +1,5 @@
 import CoreMetrics
 import Courier
-import CourierMetrics
 import CourierTesting
 import Foundation
 import MetricsTestKit
@@ -114,6 +113,27 @@ struct MetricsObserverTests {
         }
         #expect(statuses == ["204"])
         #expect(try metrics.expectMeter(MetricsObserver.Name.activeRequests, metrics.meters.first?.dimensions ?? []).values == [1, 0])
+    }
+
+    @Test func aClientCreatedWithABackendRecordsByItselfOnce() async throws {
+        let metrics = TestMetrics()
+        try await withServer { server in
+            try await withMetricsFactory(metrics) {
+                // No observer configured: the client adds one because a backend is set.
+                try await withClient(server) { client in _ = try await send(client, "/status/200") }
+                // One added by hand: not doubled.
+                try await withClient(server) {
+                    $0.observers.append(MetricsObserver())
+                } _: { client in
+                    _ = try await send(client, "/status/202")
+                }
+            }
+            // Created with no backend: nothing added, nothing recorded.
+            try await withClient(server) { client in _ = try await send(client, "/status/203") }
+        }
+        let timers = metrics.timers(label: MetricsObserver.Name.requestDuration)
+        #expect(timers.compactMap { value("http.response.status_code", in: $0.dimensions) }.sorted() == ["200", "202"])
+        #expect(timers.allSatisfy { $0.values.count == 1 })
     }
 
     @Test func anUnknownMethodIsRecordedAsOther() async throws {

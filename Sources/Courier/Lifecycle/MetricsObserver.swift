@@ -1,16 +1,16 @@
 import CoreMetrics
-import Courier
 import Foundation
 
 /// Records every request a client makes as swift-metrics metrics, named and dimensioned after
 /// OpenTelemetry's semantic conventions for HTTP clients.
 ///
-/// Add it to the client's observers; the metrics go to the factory given, by default the one
-/// the process bootstrapped with `MetricsSystem.bootstrap(_:)`:
+/// A client records its requests by itself once a backend is bootstrapped with
+/// `MetricsSystem.bootstrap(_:)` before the client is created: it adds this observer. Add one
+/// yourself to record into another factory:
 ///
 /// ```swift
 /// var configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com")!)
-/// configuration.observers.append(MetricsObserver())
+/// configuration.observers.append(MetricsObserver(factory: requestMetrics))
 /// ```
 ///
 /// | metric | kind | what |
@@ -37,6 +37,15 @@ public struct MetricsObserver: RequestObserver {
     /// next to nothing.
     public init(factory: (any MetricsFactory)? = nil) {
         self.fixedFactory = factory
+    }
+
+    /// The observer a client adds by itself: one recording into `MetricsSystem.factory`
+    /// when a backend is bootstrapped (or a task's own factory is set) as the client is
+    /// created and `observers` holds no metrics observer already; none otherwise, so that a
+    /// program without metrics pays nothing.
+    static func bootstrapped(besides observers: [any RequestObserver]) -> [any RequestObserver] {
+        guard !(MetricsSystem.factory is NOOPMetricsHandler), !observers.contains(where: { $0 is MetricsObserver }) else { return [] }
+        return [MetricsObserver()]
     }
 
     /// Where to record now; `nil` when nothing would be kept.

@@ -86,7 +86,7 @@ public struct MetricsObserver: RequestObserver {
             outcome.append(("courier.response.source", response.source.rawValue))
             if response.status >= 400, event.error == nil { outcome.append(("error.type", String(response.status))) }
         }
-        if let error = event.error { outcome.append(("error.type", Self.errorType(error))) }
+        if let error = event.error { outcome.append(("error.type", HTTPConventions.errorType(error))) }
         let elapsed = event.elapsed.components
         let nanoseconds = elapsed.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         CoreMetrics.Timer(label: Name.requestDuration, dimensions: outcome, preferredDisplayUnit: .seconds, factory: factory)
@@ -108,20 +108,12 @@ public struct MetricsObserver: RequestObserver {
 
     /// The dimensions every metric carries: method, server and scheme.
     static func target(of request: HTTPRequest) -> [(String, String)] {
-        let scheme = request.url.scheme?.lowercased() ?? ""
-        let port = request.url.port ?? (scheme == "https" ? 443 : 80)
-        return [
-            ("http.request.method", request.method.conventionalName),
+        [
+            ("http.request.method", HTTPConventions.method(request.method)),
             ("server.address", request.url.host ?? ""),
-            ("server.port", String(port)),
-            ("url.scheme", scheme),
+            ("server.port", String(HTTPConventions.port(of: request.url))),
+            ("url.scheme", request.url.scheme?.lowercased() ?? ""),
         ]
-    }
-
-    /// A failure's `error.type`: the kind of a ``Courier/CourierError``, else the error's type.
-    static func errorType(_ error: any Error) -> String {
-        if let error = error as? CourierError { return error.kind.description }
-        return String(describing: type(of: error))
     }
 
     /// The body's size: the bytes delivered, or `Content-Length` when none were collected.

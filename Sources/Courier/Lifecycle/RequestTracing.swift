@@ -51,7 +51,7 @@ struct RequestTracing: Sendable {
         }
         if let source { span.attributes["courier.response.source"] = source.rawValue }
         if let error {
-            span.attributes["error.type"] = (error as? CourierError)?.kind.description ?? String(describing: type(of: error))
+            span.attributes["error.type"] = HTTPConventions.errorType(error)
             span.recordError(error)
             span.setStatus(SpanStatus(code: .error))
         }
@@ -60,20 +60,19 @@ struct RequestTracing: Sendable {
 
     /// The method, or `HTTP` for one outside the conventions' list.
     private static func spanName(_ request: HTTPRequest) -> String {
-        let name = request.method.conventionalName
+        let name = HTTPConventions.method(request.method)
         return name == "_OTHER" ? "HTTP" : name
     }
 
     /// The request's attributes: method, server, and the URL without user information and
     /// with the values of its query replaced, since they often hold keys and tokens.
     private static func describe(_ request: HTTPRequest, on span: any Span) {
-        let method = request.method.conventionalName
+        let method = HTTPConventions.method(request.method)
         let url = request.url
-        let scheme = url.scheme?.lowercased() ?? ""
         span.attributes["http.request.method"] = method
         if method == "_OTHER" { span.attributes["http.request.method_original"] = WireValidation.quoted(request.method.rawValue) }
         span.attributes["server.address"] = url.host ?? ""
-        span.attributes["server.port"] = url.port ?? (scheme == "https" ? 443 : 80)
+        span.attributes["server.port"] = HTTPConventions.port(of: url)
         span.attributes["url.full"] = redacted(url)
     }
 

@@ -45,15 +45,5 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public var description: String { rawValue }
 }
 
-extension HTTPMethod {
-    /// The methods RFC 9110 and RFC 5789 define.
-    private static let standard: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
-
-    /// The method as OpenTelemetry's conventions record it: its name when RFC 9110 or
-    /// RFC 5789 defines it, else `_OTHER`, so that a hostile method cannot multiply metric
-    /// series or span names.
-    package var conventionalName: String { Self.standard.contains(rawValue) ? rawValue : "_OTHER" }
-}
-
 /// A method is encoded as its name, a single string (`"PATCH"`).
 extension HTTPMethod: Codable {}

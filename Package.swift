@@ -22,6 +22,13 @@ let package = Package(
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
     ],
+    traits: [
+        .trait(
+            name: "DeprecatedNames",
+            description:
+                "Keeps the type names from before 0.3.0 (Client, Request, Response, HTTPRequest, HTTPMethod, RequestBody, RequestID, Cookie, Parameters) as deprecated aliases while a program migrates; they clash with Vapor, Hummingbird, NIOHTTP1 and swift-http-types names."
+        )
+    ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// ``Courier/CourierError/Kind/clientShutdown``. Cancelled, it shuts the client down at once.
 ///
 /// ```swift
-/// let client = Client(configuration: configuration)
+/// let client = CourierClient(configuration: configuration)
 /// let group = ServiceGroup(
 ///     services: [ClientService(client: client), server],
 ///     gracefulShutdownSignals: [.sigterm], logger: logger
@@ -22,13 +22,13 @@ import ServiceLifecycle
 /// the services that send requests through it: they stop first, and the client drains last.
 public struct ClientService: Service {
     /// The client.
-    public let client: Client
+    public let client: CourierClient
     /// How long a graceful shutdown waits for requests in flight before the client closes.
     public var drainTimeout: Duration
 
     /// Creates the service of `client`, which waits at most `drainTimeout` for requests in
     /// flight when the group shuts down.
-    public init(client: Client, drainTimeout: Duration = .seconds(30)) {
+    public init(client: CourierClient, drainTimeout: Duration = .seconds(30)) {
         self.client = client
         self.drainTimeout = drainTimeout
     }

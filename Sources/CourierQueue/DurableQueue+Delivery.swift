@@ -125,7 +125,7 @@ extension DurableQueue {
             waitingForCredentials.remove(id)
             guard let record = try await store.claim(id: id) else { return }
             publish(.attempt(record))
-            var response: Response?
+            var response: CourierResponse?
             var failure: CourierError?
             do {
                 let request = try record.request.httpRequest(
@@ -147,7 +147,7 @@ extension DurableQueue {
     }
 
     /// Records the attempt's result: final, or pending again with its next attempt time.
-    private func settle(_ record: QueueRecord, response: Response?, failure: CourierError?) async throws(CourierError) {
+    private func settle(_ record: QueueRecord, response: CourierResponse?, failure: CourierError?) async throws(CourierError) {
         let now = configuration.now()
         if response == nil && (closed || failure?.kind == .cancelled) {
             // Stopped, not failed: the next queue opened on the database sends it again.

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let queue = try await client.openQueue(QueueConfiguration(path: outboxPath))
-/// let handle = try await queue.enqueue(Request<Void>(method: .post, path: "/notes", body: .text("hi")))
+/// let handle = try await queue.enqueue(CourierRequest<Void>(method: .post, path: "/notes", body: .text("hi")))
 /// let record = try await handle.outcome()   // delivered, failed or expired
 /// await queue.close()
 /// ```
@@ -23,7 +23,7 @@ public actor DurableQueue {
     /// database files it made private (0600). One sentence each, also logged as warnings
     /// through the client's logger; empty when the files were private.
     public nonisolated let permissionWarnings: [String]
-    let client: Client
+    let client: CourierClient
     let store: QueueStore
     /// The credential headers taken out of the records this queue enqueued, by record id:
     /// kept in memory only, until the record is finished or dropped, or the queue closed.
@@ -43,7 +43,7 @@ public actor DurableQueue {
     var subscribers: [UUID: AsyncStream<QueueEvent>.Continuation] = [:]
     var pathWatcher: NetworkPathWatcher?
 
-    init(client: Client, store: QueueStore, configuration: QueueConfiguration) {
+    init(client: CourierClient, store: QueueStore, configuration: QueueConfiguration) {
         self.client = client
         self.store = store
         self.configuration = configuration
@@ -55,7 +55,7 @@ public actor DurableQueue {
     ///
     /// - Throws: ``CourierError/Kind/queueStorage`` when the file cannot be opened or is not a
     ///   queue database.
-    public static func open(client: Client, configuration: QueueConfiguration = QueueConfiguration()) async throws(CourierError) -> DurableQueue {
+    public static func open(client: CourierClient, configuration: QueueConfiguration = QueueConfiguration()) async throws(CourierError) -> DurableQueue {
         let store = try await QueueStore.open(path: configuration.path, logger: client.configuration.logger)
         let queue = DurableQueue(client: client, store: store, configuration: configuration)
         if configuration.deliversOnOpen {
@@ -116,7 +116,7 @@ public actor DurableQueue {
 
     /// Resolves `request` against the client's configuration (base URL, default headers,
     /// parameters) and enqueues it; its credential headers, default ones and
-    /// ``Request/sensitiveHeaders`` included, are taken out as ``enqueue(_:)`` says.
+    /// ``CourierRequest/sensitiveHeaders`` included, are taken out as ``enqueue(_:)`` says.
     ///
     /// - Parameters:
     ///   - request: the request; its response type is not used, since the outcome is kept as
@@ -125,7 +125,7 @@ public actor DurableQueue {
     ///   - isOrdered: whether it waits for earlier ordered requests to the same host.
     ///   - maximumAge: how long it may wait; `nil` uses ``QueueConfiguration/maximumAge``.
     public func enqueue<Value>(
-        _ request: Request<Value>, tag: String? = nil, isOrdered: Bool = true, maximumAge: Duration? = nil
+        _ request: CourierRequest<Value>, tag: String? = nil, isOrdered: Bool = true, maximumAge: Duration? = nil
     ) async throws(CourierError) -> DurableRequestHandle {
         let (queued, sensitive) = try client.queuedRequest(request, tag: tag, isOrdered: isOrdered, maximumAge: maximumAge)
         return try await enqueue(queued, sensitiveHeaders: sensitive)
@@ -203,7 +203,7 @@ public actor DurableQueue {
     }
 }
 
-extension Client {
+extension CourierClient {
     /// Opens a durable queue whose requests this client sends; see ``DurableQueue``.
     public func openQueue(_ configuration: QueueConfiguration = QueueConfiguration()) async throws(CourierError) -> DurableQueue {
         try await DurableQueue.open(client: self, configuration: configuration)

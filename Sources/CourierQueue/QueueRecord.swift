@@ -73,7 +73,7 @@ public struct QueueOutcome: Codable, Sendable, Hashable {
         self.missingCredentials = missingCredentials
     }
 
-    init(_ response: Response, at date: Date) {
+    init(_ response: CourierResponse, at date: Date) {
         self.init(status: response.status, reasonPhrase: response.reasonPhrase, headers: response.headers, body: response.body, recordedAt: date)
     }
 
@@ -81,10 +81,10 @@ public struct QueueOutcome: Codable, Sendable, Hashable {
         self.init(status: nil, failure: "\(error.kind): \(error.message)", recordedAt: date)
     }
 
-    /// The recorded answer as a ``Response`` for `url`; `nil` when no response arrived.
-    public func response(url: URL) -> Response? {
+    /// The recorded answer as a ``CourierResponse`` for `url`; `nil` when no response arrived.
+    public func response(url: URL) -> CourierResponse? {
         guard let status else { return nil }
-        return Response(status: status, reasonPhrase: reasonPhrase, headers: headers, body: body, url: url)
+        return CourierResponse(status: status, reasonPhrase: reasonPhrase, headers: headers, body: body, url: url)
     }
 }
 
@@ -98,7 +98,7 @@ public enum QueueEvent: Sendable {
     /// ``QueueRecord/nextAttemptAt``.
     case waiting(QueueRecord)
     /// A final response arrived and was recorded.
-    case delivered(QueueRecord, Response)
+    case delivered(QueueRecord, CourierResponse)
     /// The record failed for good; its ``QueueRecord/outcome`` says why.
     case failed(QueueRecord)
     /// The record's maximum age passed before delivery.

@@ -24,7 +24,7 @@ extension QueuedRequest {
         for field in headers {
             let name = field.name.lowercased()
             guard name != QueuedRequest.idempotencyKeyHeader.lowercased(),
-                HTTPRequest.credentialHeaders.contains(name) || sensitive.contains(name)
+                CourierHTTPRequest.credentialHeaders.contains(name) || sensitive.contains(name)
             else { continue }
             removed.add(name: field.name, value: field.value)
         }

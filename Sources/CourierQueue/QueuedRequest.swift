@@ -4,7 +4,7 @@ import Foundation
 /// A request as the durable queue keeps it: everything needed to send it again, in another
 /// process too, as a `Codable` value.
 ///
-/// Build one from a ``Request`` with ``DurableQueue/enqueue(_:tag:isOrdered:maximumAge:)``, or
+/// Build one from a ``CourierRequest`` with ``DurableQueue/enqueue(_:tag:isOrdered:maximumAge:)``, or
 /// directly when the body lives in a file:
 ///
 /// ```swift
@@ -23,7 +23,7 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     }
 
     /// The method.
-    public var method: HTTPMethod
+    public var method: CourierHTTPMethod
     /// The absolute URL.
     public var url: URL
     /// The header fields as they are sent, `Idempotency-Key` included.
@@ -46,7 +46,7 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     /// The names of the credential headers taken out of ``headers`` before the request was
     /// written to disk: `Authorization`, `Proxy-Authorization`, `Cookie`, the client's
     /// ``ClientConfiguration/sensitiveHeaders`` and the request's own
-    /// ``Request/sensitiveHeaders``. Their values are never stored; at delivery they come from
+    /// ``CourierRequest/sensitiveHeaders``. Their values are never stored; at delivery they come from
     /// the queue that enqueued the request (while it stays open), from the delivering client,
     /// or from ``QueueConfiguration/credentials``, and a request that lacks one waits for it.
     /// You may list a name yourself for a header the request needs but that you never want
@@ -65,7 +65,7 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     /// Creates a request. Unless `headers` already carry an `Idempotency-Key`, a new one (a
     /// UUID) is created and added; it is kept with the record and reused on every attempt.
     public init(
-        method: HTTPMethod,
+        method: CourierHTTPMethod,
         url: URL,
         headers: Headers = Headers(),
         body: Body? = nil,
@@ -97,7 +97,7 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     /// ``hadClientCredentials`` existed decode with none and `false`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        method = try container.decode(HTTPMethod.self, forKey: .method)
+        method = try container.decode(CourierHTTPMethod.self, forKey: .method)
         url = try container.decode(URL.self, forKey: .url)
         headers = try container.decode(Headers.self, forKey: .headers)
         body = try container.decodeIfPresent(Body.self, forKey: .body)
@@ -133,11 +133,11 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     /// redirect to another origin drops them and logs hide them.
     func httpRequest(
         maximumBodySize: Int, defaultTimeout: Duration?, credentials: CredentialResolution, sensitiveHeaders: Set<String>
-    ) throws(CourierError) -> HTTPRequest {
+    ) throws(CourierError) -> CourierHTTPRequest {
         var headers = headers
         for field in credentials.supplied { headers.add(name: field.name, value: field.value) }
         headers.set(name: QueuedRequest.idempotencyKeyHeader, value: idempotencyKey)
-        var requestBody: RequestBody?
+        var requestBody: CourierRequestBody?
         switch body {
         case .data(let data):
             requestBody = .data(data, contentType: nil)
@@ -153,7 +153,7 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         case nil:
             requestBody = nil
         }
-        var request = HTTPRequest(
+        var request = CourierHTTPRequest(
             method: method, url: url, headers: headers, body: requestBody, timeout: timeout ?? defaultTimeout,
             sensitiveHeaders: sensitiveHeaders.union(credentialHeaderNames.map { $0.lowercased() }), maximumBodySize: maximumBodySize
         )
@@ -165,22 +165,22 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     }
 }
 
-extension Client {
-    /// Resolves `request` like ``send(_:)-(Request<Value>)`` would, into a value the queue can
+extension CourierClient {
+    /// Resolves `request` like ``send(_:)-(CourierRequest<Value>)`` would, into a value the queue can
     /// keep, and the lower-cased names of its sensitive headers (the request's and the
     /// client's). A streamed body cannot be kept: give the bytes, or a file with
     /// ``QueuedRequest/Body/file(path:)``.
     func queuedRequest<Value>(
-        _ request: Request<Value>, tag: String?, isOrdered: Bool, maximumAge: Duration?
+        _ request: CourierRequest<Value>, tag: String?, isOrdered: Bool, maximumAge: Duration?
     ) throws(CourierError) -> (request: QueuedRequest, sensitiveHeaders: Set<String>) {
         guard request.credential == nil else {
             // A credential of the request alone would have to be kept on disk to be used later.
             throw CourierError(
                 .invalidBody,
-                "A durable request cannot carry Request.credential, which would have to be stored; give the credentials to the client (ClientConfiguration.authentication) or the queue (QueueConfiguration.credentials) instead."
+                "A durable request cannot carry CourierRequest.credential, which would have to be stored; give the credentials to the client (ClientConfiguration.authentication) or the queue (QueueConfiguration.credentials) instead."
             )
         }
-        let resolved = try makeHTTPRequest(request, id: RequestID())
+        let resolved = try makeHTTPRequest(request, id: CourierRequestID())
         var body: QueuedRequest.Body?
         if let resolvedBody = resolved.body {
             guard let bytes = resolvedBody.bytes else {

@@ -8,12 +8,12 @@ import NIOPosix
 struct ReachabilityProbe: Sendable {
     let healthURL: URL?
     let timeout: Duration
-    let client: Client
+    let client: CourierClient
 
     /// Whether the host of `url` (or the health URL) answers.
     func check(_ url: URL) async -> Bool {
         if let healthURL {
-            let request = HTTPRequest(method: .get, url: healthURL, timeout: timeout)
+            let request = CourierHTTPRequest(method: .get, url: healthURL, timeout: timeout)
             return (try? await client.sendOnce(request)) != nil
         }
         guard let host = url.host else { return false }

@@ -4,7 +4,7 @@ extension TestServer {
     ///
     /// ```swift
     /// try await TestServer.withServer { server in
-    ///     let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL))
+    ///     let client = CourierClient(configuration: ClientConfiguration(baseURL: server.baseURL))
     ///     …
     /// }
     /// ```

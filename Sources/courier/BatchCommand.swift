@@ -108,8 +108,8 @@ struct BatchCommand: AsyncParsableCommand {
         }
     }
 
-    private static func request(for item: BatchItem, index: Int, json: Bool, fail: Bool) -> Request<String> {
-        var request = Request<String>(path: item.url) { response, _ in
+    private static func request(for item: BatchItem, index: Int, json: Bool, fail: Bool) -> CourierRequest<String> {
+        var request = CourierRequest<String>(path: item.url) { response, _ in
             json
                 ? Report.jsonLine(for: response, index: index)
                 : "\(index) \(response.status) \(response.url.absoluteString) \(response.body.count) bytes"
@@ -120,7 +120,7 @@ struct BatchCommand: AsyncParsableCommand {
             request.headers.add(name: "Accept-Encoding", value: "identity")
         }
         if let body = item.body { request.body = .text(body) }
-        request.method = item.method.map { HTTPMethod($0) } ?? (item.body == nil ? .get : .post)
+        request.method = item.method.map { CourierHTTPMethod($0) } ?? (item.body == nil ? .get : .post)
         return request
     }
 }

@@ -49,7 +49,7 @@ struct BodyDestination: Sendable {
 
     /// The file for the body of `head`: with `-J`, the name its `Content-Disposition` gives,
     /// made safe, beside `-O`'s file, which must not exist yet.
-    func path(for head: Response) throws -> String? {
+    func path(for head: CourierResponse) throws -> String? {
         guard isNamedByResponse, let path, let field = head.headers["Content-Disposition"] else { return self.path }
         let file = URL(fileURLWithPath: path)
         let named: String

@@ -82,7 +82,7 @@ final class BodyWriter: Sendable {
 
     /// Takes note of the head of the body about to be written: its length for the progress
     /// line, its media type for the terminal style.
-    func begin(_ head: Response) {
+    func begin(_ head: CourierResponse) {
         state.withLockedValue { state in
             state.total = head.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             if state.handle == nil, style.laysOut(mediaType: head.mediaType) { state.held = (Data(), head.mediaType) }

@@ -140,15 +140,15 @@ struct ClientOptions: ParsableArguments {
     ///
     /// The command ends right after, and the process's exit closes the client's connections.
     /// Its shutdown is therefore waited for only when a cache may still be storing what a
-    /// background refresh fetched (``Client/shutdown()`` waits for those first); otherwise it
+    /// background refresh fetched (``CourierClient/shutdown()`` waits for those first); otherwise it
     /// is started and left to the exit. Waiting would hold the command, long after the
     /// request's own deadline, until every connection still being opened ended: up to the
     /// connect timeout for a server that never finishes the TLS handshake.
     static func withClient<Result>(
         configuration: ClientConfiguration,
-        _ body: (Client) async throws -> Result
+        _ body: (CourierClient) async throws -> Result
     ) async throws -> Result {
-        let client = Client(configuration: configuration)
+        let client = CourierClient(configuration: configuration)
         let result: Result
         do {
             result = try await body(client)

@@ -11,7 +11,7 @@ struct CourierCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: name,
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
-        version: "0.2.0",
+        version: "0.3.0",
         subcommands: [
             FetchCommand.self, DownloadCommand.self, BatchCommand.self, CacheCommand.self, QueueCommand.self, DemoCommand.self, CacheWriterCommand.self,
         ]

@@ -24,7 +24,7 @@ struct DemoCommand: AsyncParsableCommand {
                 out.line("    · \(event.request.method) \(event.request.url.path) → \(event.state) in \(String(format: "%.1f", ms)) ms")
             })
         ]
-        let client = Client(configuration: configuration)
+        let client = CourierClient(configuration: configuration)
         let steps = DemoSteps(client: client, server: server, other: other, out: out)
         do {
             try await steps.runAll()
@@ -44,7 +44,7 @@ struct DemoCommand: AsyncParsableCommand {
 
 /// The demo's steps, each printing what it shows.
 struct DemoSteps {
-    let client: Client
+    let client: CourierClient
     let server: TestServer
     let other: TestServer
     let out: Output
@@ -64,12 +64,12 @@ struct DemoSteps {
     func priorities() async throws {
         var configuration = ClientConfiguration(baseURL: server.baseURL)
         configuration.limits.maximumConcurrentRequestsPerHost = 1
-        try await Client.withClient(configuration: configuration) { client in
-            let blocker = client.start(Request<Data>(path: "/delay/0.3"))
+        try await CourierClient.withClient(configuration: configuration) { client in
+            let blocker = client.start(CourierRequest<Data>(path: "/delay/0.3"))
             for _ in 0..<500 where client.activity.inFlight == 0 { try await Task.sleep(for: .milliseconds(10)) }
             var handles: [RequestHandle<Data>] = []
             for (name, priority) in [("low", RequestPriority.low), ("default", .default), ("high", .high)] {
-                var request = Request<Data>(path: "/anything/\(name)")
+                var request = CourierRequest<Data>(path: "/anything/\(name)")
                 request.priority = priority
                 handles.append(client.start(request))
             }
@@ -84,9 +84,9 @@ struct DemoSteps {
 
     func runBatch() async throws {
         var batch = Batch(mode: .settle, maximumConcurrency: 4)
-        let pages = (1...10).map { batch.add(Request<Echo>(path: "/delay/0.05?page=\($0)")) }
-        let text = batch.add(Request<String>(path: "/base64/ZG9uZQ=="))
-        let missing = batch.add(Request<Data>(path: "/status/404"))
+        let pages = (1...10).map { batch.add(CourierRequest<Echo>(path: "/delay/0.05?page=\($0)")) }
+        let text = batch.add(CourierRequest<String>(path: "/base64/ZG9uZQ=="))
+        let missing = batch.add(CourierRequest<Data>(path: "/status/404"))
         let handle = client.start(batch)
         var reported: [String] = []
         for await progress in handle.progress where progress.completed.isMultiple(of: 4) || progress.completed == progress.total {
@@ -106,7 +106,7 @@ struct DemoSteps {
         var form = MultipartForm()
         form.addField("weekly", named: "kind")
         form.addFile(at: file, named: "report")
-        var upload = Request<Response>(method: .post, path: "/multipart", body: try .multipart(form))
+        var upload = CourierRequest<CourierResponse>(method: .post, path: "/multipart", body: try .multipart(form))
         let updates = NIOLockedValueBox(0)
         upload.uploadProgress = { _ in updates.withLockedValue { $0 += 1 } }
         let response = try await client.send(upload)
@@ -120,7 +120,7 @@ struct DemoSteps {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let size = 4 << 20
-        let request = Request<Data>(path: "/range/\(size)?seed=7&drops=2&chunk_delay=0.001")
+        let request = CourierRequest<Data>(path: "/range/\(size)?seed=7&drops=2&chunk_delay=0.001")
         let result = try await client.download(request, to: .file(folder.appendingPathComponent("data.bin")))
         let ranges = server.receivedRequests.filter { $0.path == "/range/\(size)" }.compactMap { recorded in
             recorded.headers.first { $0.name.lowercased() == "range" }?.value
@@ -134,13 +134,13 @@ struct DemoSteps {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await Client.withClient(configuration: login) { client in
+        try await CourierClient.withClient(configuration: login) { client in
             let file = folder.appendingPathComponent("private.json")
-            let result = try await client.download(Request<Void>(path: "/digest-auth/auth/ada/lovelace/SHA-256"), to: .file(file))
+            let result = try await client.download(CourierRequest<Void>(path: "/digest-auth/auth/ada/lovelace/SHA-256"), to: .file(file))
             let challenged = server.receivedRequests.filter { $0.path.hasPrefix("/digest-auth") }.count
             say("downloaded \(result.bytes) bytes after a Digest challenge (\(challenged) requests); the file says \(String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("authenticated") ? "authenticated" : "something else")")
             let size = 8 << 20
-            let pieces = try await client.stream(Request<Void>(path: "/range/\(size)")) { response in
+            let pieces = try await client.stream(CourierRequest<Void>(path: "/range/\(size)")) { response in
                 var (count, bytes) = (0, 0)
                 for try await piece in response.body { count += 1; bytes += piece.count }
                 return (count, bytes)
@@ -153,11 +153,11 @@ struct DemoSteps {
         let chain = Chain { history in
             switch history.count {
             case 0:
-                return .send(Request<Echo>(path: "/get?step=login&token=t-42"))
+                return .send(CourierRequest<Echo>(path: "/get?step=login&token=t-42"))
             case 1:
                 let login: Echo = try history[0].value()
                 guard case .string(let token)? = login.args["token"] else { return .stop }
-                var request = Request<Echo>(path: "/anything/orders")
+                var request = CourierRequest<Echo>(path: "/anything/orders")
                 request.headers.add(name: "X-Token", value: token)
                 return .send(request)
             default:
@@ -177,19 +177,19 @@ struct DemoSteps {
 
     func runAll() async throws {
         step(1, "GET with parameters, decoded into a Decodable type")
-        var get = Request<Echo>(path: "/get")
+        var get = CourierRequest<Echo>(path: "/get")
         get.parameters = ["q": "swift http", "tags": ["a", "b"], "page": 2]
         let echo = try await client.send(get)
         say("the server saw the arguments \(echo.args.keys.sorted()) (app=demo was added by a URL filter)")
 
         step(2, "POST an Encodable value as JSON")
-        let post = Request<Echo>(method: .post, path: "/post", body: try .json(Note(title: "Hello", tags: ["x"])))
+        let post = CourierRequest<Echo>(method: .post, path: "/post", body: try .json(Note(title: "Hello", tags: ["x"])))
         say("echoed JSON body: \(try await client.send(post).json.map { "\($0)" } ?? "none")")
 
         step(3, "Redirects: three hops followed, then one that crosses origins")
-        let chain = try await client.response(for: Request<Response>(path: "/redirect/3"))
+        let chain = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/3"))
         say("final URL \(chain.url.path) after \(chain.redirects.count) redirects")
-        var cross = Request<Echo>(path: "/redirect-to")
+        var cross = CourierRequest<Echo>(path: "/redirect-to")
         cross.query = [URLQueryItem(name: "url", value: other.url("/headers").absoluteString)]
         cross.headers.add(name: "Authorization", value: "Bearer secret-token")
         cross = cross.map { response, decoder in
@@ -200,18 +200,18 @@ struct DemoSteps {
         say("the second origin received Authorization: \(crossed.headers["Authorization"] ?? "no — it was removed")")
 
         step(4, "Compressed responses are inflated")
-        let gzip = try await client.response(for: Request<Response>(path: "/gzip"))
+        let gzip = try await client.response(for: CourierRequest<CourierResponse>(path: "/gzip"))
         say("Content-Encoding \(gzip.headers["Content-Encoding"] ?? "none"); \(gzip.body.count) bytes after inflating; gzipped = \(try gzip.json()["gzipped"] ?? nil)")
 
         step(5, "Validation: a 418 is a typed error that carries the response")
         do {
-            _ = try await client.send(Request<Void>(path: "/status/418"))
+            _ = try await client.send(CourierRequest<Void>(path: "/status/418"))
         } catch let error as CourierError {
             say("\(error.kind): status \(error.response?.status ?? 0)")
         }
 
         step(6, "Bad input never reaches the wire")
-        var injected = Request<Void>(path: "/get")
+        var injected = CourierRequest<Void>(path: "/get")
         injected.headers.add(name: "X-Note", value: "a\r\nX-Injected: 1")
         let before = server.receivedRequests.count
         do {
@@ -221,7 +221,7 @@ struct DemoSteps {
         }
 
         step(7, "A total timeout")
-        var slow = Request<Void>(path: "/delay/2")
+        var slow = CourierRequest<Void>(path: "/delay/2")
         slow.timeout = .milliseconds(300)
         do {
             try await client.send(slow)
@@ -230,7 +230,7 @@ struct DemoSteps {
         }
 
         step(8, "A retry that honours Retry-After")
-        var flaky = Request<Echo>(path: "/flaky?failures=1&status=503&retry_after=1")
+        var flaky = CourierRequest<Echo>(path: "/flaky?failures=1&status=503&retry_after=1")
         flaky.retryPolicy = .retries(2)
         let started = ContinuousClock.now
         _ = try await client.send(flaky)
@@ -255,7 +255,7 @@ struct DemoSteps {
         try await runCache()
 
         step(15, "Cancellation through a handle")
-        let handle = client.start(Request<Void>(path: "/drip?numbytes=10&duration=3"))
+        let handle = client.start(CourierRequest<Void>(path: "/drip?numbytes=10&duration=3"))
         try await Task.sleep(for: .milliseconds(200))
         handle.cancel()
         do {

@@ -16,7 +16,7 @@ extension DemoSteps {
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 20, baseDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
         let queue = try await client.openQueue(configuration)
         do {
-            let note = Request<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/notes", body: .text("posted offline"))
+            let note = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/notes", body: .text("posted offline"))
             let handle = try await queue.enqueue(note, tag: "note")
             let first = try await handle.firstAttempt()
             say("server down: record \(first.id.prefix(8))… is \(first.state) after \(first.attempts) attempt, key \(first.request.idempotencyKey.prefix(8))…")

@@ -91,7 +91,7 @@ struct DownloadCommand: AsyncParsableCommand {
             overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumAttempts: attempts, maximumBytes: limit.maxFilesize,
             progress: report
         )
-        var request = Request<Void>(path: url)
+        var request = CourierRequest<Void>(path: url)
         for header in headers {
             let (name, value) = try ClientOptions.header(header)
             request.headers.add(name: name, value: value)

@@ -58,7 +58,7 @@ struct FetchBodyOptions: ParsableArguments {
     /// The body these options describe, if any; every file is checked and read (or, for
     /// multipart, checked) here, before anything is sent. `arguments` is the command line, for
     /// the order of the options.
-    func body(arguments: [String]) throws -> RequestBody? {
+    func body(arguments: [String]) throws -> CourierRequestBody? {
         let isForm = !formFields.isEmpty || !files.isEmpty
         guard [isData, json != nil, isForm, uploadFile != nil].filter({ $0 }).count <= 1 else {
             throw CommandFailure(.invalidInput, "use only one of the data options (-d, --data-raw, --data-binary, --data-urlencode), --json, -F/--form/--file and -T/--upload-file")

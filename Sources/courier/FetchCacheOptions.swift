@@ -40,7 +40,7 @@ struct FetchCacheOptions {
     var deliversTwice: Bool { folder != nil && mode == .cachedThenFresh }
 
     /// Gives `configuration` a memory cache in front of the folder, and `request` the mode.
-    func apply(to configuration: inout ClientConfiguration, request: inout Request<Response>) throws {
+    func apply(to configuration: inout ClientConfiguration, request: inout CourierRequest<CourierResponse>) throws {
         guard let folder else {
             if let mode {
                 throw CommandFailure(.invalidInput, "--cache-mode \(mode.rawValue) needs a cache folder; add --cache DIR")

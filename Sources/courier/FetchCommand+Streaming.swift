@@ -18,7 +18,7 @@ extension FetchCommand {
             ? nil : TransferProgressLine(output: out, quietUntil: started + BodyWriter.progressDelay)
         defer { uploadLine?.finishLine() }
         if let uploadLine { request.uploadProgress = { uploadLine.update($0) } }
-        var head: Response
+        var head: CourierResponse
         var received: Int64
         do {
             (head, received) = try await ClientOptions.withClient(configuration: plan.configuration) { client in

@@ -133,12 +133,12 @@ struct FetchCommand: AsyncParsableCommand {
             return try await runStreaming(plan, started: started, out: out)
         }
         let reportsEach = report == .json && cache.deliversTwice
-        let response: Response
+        let response: CourierResponse
         do {
             response = try await ClientOptions.withClient(configuration: configuration) { client in
                 guard reportsEach else { return try await client.response(for: request) }
                 // One report line per response, as it is delivered: the stored one (if any), then the network's.
-                var last: Response?
+                var last: CourierResponse?
                 for try await delivered in client.cachedThenFresh(request) {
                     try show(delivered, destination: destination, to: out)
                     last = delivered
@@ -162,7 +162,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// Prints the report, or the head (with `--include` or `--head`) and the body, to stdout or
     /// to the file of `destination`.
-    func show(_ response: Response, destination: BodyDestination, to out: Output) throws {
+    func show(_ response: CourierResponse, destination: BodyDestination, to out: Output) throws {
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
             return
@@ -188,13 +188,13 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// Prints `-w`'s text, if any, for a response held whole.
-    func printWriteOut(_ plan: FetchPlan.Made, for response: Response, started: ContinuousClock.Instant, to out: Output) {
+    func printWriteOut(_ plan: FetchPlan.Made, for response: CourierResponse, started: ContinuousClock.Instant, to out: Output) {
         guard let format = plan.writeOut else { return }
         out.write(format.render(WriteOut.Values(response, bodyBytes: Int64(response.body.count), seconds: .now - started)))
     }
 
     /// Fails with status 22 for a 4xx or 5xx under `--fail` or `--fail-with-body`.
-    func checkStatus(of response: Response) throws {
+    func checkStatus(of response: CourierResponse) throws {
         if (fail || failWithBody) && response.status >= 400 {
             let server = FailureMessage.server(of: response.url)
             let reason = PrintableText.escaping(response.reasonPhrase)

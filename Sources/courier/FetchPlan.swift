@@ -9,7 +9,7 @@ struct FetchPlan {
     /// what `-w` prints after it.
     struct Made {
         var configuration: ClientConfiguration
-        var request: Request<Response>
+        var request: CourierRequest<CourierResponse>
         var destination: BodyDestination
         var writeOut: WriteOut?
     }
@@ -28,7 +28,7 @@ struct FetchPlan {
         var configuration = try command.client.configuration()
         try command.authentication.apply(to: &configuration, url: url, netrc: command.netrc)
 
-        var request = Request<Response>(path: url)
+        var request = CourierRequest<CourierResponse>(path: url)
         request.validators = []
         request.query = try command.queryItems.map { item in
             guard let equals = item.firstIndex(of: "=") else { return URLQueryItem(name: item, value: nil) }
@@ -56,7 +56,7 @@ struct FetchPlan {
         try items.apply(to: &request, configuration: &configuration)
         try command.cache.apply(to: &configuration, request: &request)
         if let method = command.method {
-            request.method = HTTPMethod(method)
+            request.method = CourierHTTPMethod(method)
         } else if command.headOnly {
             request.method = .head
         } else if command.body.uploadFile != nil {

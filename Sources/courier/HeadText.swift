@@ -7,7 +7,7 @@ import Courier
 /// never drive the terminal.
 enum HeadText {
     /// `HTTP/1.1 200 OK`, or `HTTP/2 200`; the reason phrase escaped.
-    static func statusLine(_ version: Response.ProtocolVersion, status: Int, reasonPhrase: String, colors: Bool = false) -> String {
+    static func statusLine(_ version: CourierResponse.ProtocolVersion, status: Int, reasonPhrase: String, colors: Bool = false) -> String {
         let code = String(status)
         // HTTP/2 and later carry no reason phrase; curl prints none.
         let reason = version.major >= 2 ? "" : " " + PrintableText.escaping(reasonPhrase)
@@ -18,7 +18,7 @@ enum HeadText {
 
     /// The status line and header fields, each ending in CRLF, then an empty line; with
     /// `colors`, the status and the field names coloured.
-    static func render(_ response: Response, colors: Bool = false) -> String {
+    static func render(_ response: CourierResponse, colors: Bool = false) -> String {
         var head = statusLine(response.protocolVersion, status: response.status, reasonPhrase: response.reasonPhrase, colors: colors) + "\r\n"
         for field in response.headers {
             let name = PrintableText.escaping(field.name)

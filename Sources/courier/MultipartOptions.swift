@@ -82,7 +82,7 @@ struct MultipartOptions {
 
     /// The body: every field and file, in command-line order (fields first when the order
     /// cannot be told).
-    func body() throws(CommandFailure) -> RequestBody {
+    func body() throws(CommandFailure) -> CourierRequestBody {
         var order = Self.order(in: arguments)
         if order.filter({ $0 == .form }).count != formFields.count || order.filter({ $0 == .file }).count != files.count {
             order = Array(repeating: .form, count: formFields.count) + Array(repeating: .file, count: files.count)

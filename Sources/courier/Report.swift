@@ -6,7 +6,7 @@ import Foundation
 /// `courier batch` puts `index` (the request's position in the file) first, and reports a
 /// failure as `index`, `url` and `error` (`kind`, `message`).
 enum Report {
-    static func jsonLine(for response: Response, index: Int? = nil) -> String {
+    static func jsonLine(for response: CourierResponse, index: Int? = nil) -> String {
         var text = "{" + (index.map { "\"index\":\($0)," } ?? "")
         text += "\"status\":\(response.status),\"headers\":["
         text += response.headers.map { "[\(quote($0.name)),\(quote($0.value))]" }.joined(separator: ",")

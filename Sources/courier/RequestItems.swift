@@ -42,7 +42,7 @@ struct RequestItems {
     /// Adds the items to `request`: query items after `--query`'s, headers after `-H`'s, and
     /// the body, which must be the only one. A `Name:` item removes `Name` from the request and
     /// from the client's default headers (`Accept-Encoding:` sends none at all).
-    func apply(to request: inout Request<Response>, configuration: inout ClientConfiguration) throws(CommandFailure) {
+    func apply(to request: inout CourierRequest<CourierResponse>, configuration: inout ClientConfiguration) throws(CommandFailure) {
         for item in items {
             switch item.kind {
             case .query: request.query.append(URLQueryItem(name: item.name, value: item.value))
@@ -69,7 +69,7 @@ struct RequestItems {
     }
 
     /// The body the fields make, if there are any; files are checked, and read unless streamed.
-    func body() throws(CommandFailure) -> RequestBody? {
+    func body() throws(CommandFailure) -> CourierRequestBody? {
         let fields = items.filter { $0.kind.isData }
         switch encoding {
         case .json:
@@ -84,7 +84,7 @@ struct RequestItems {
     }
 
     /// A `multipart/form-data` body: text fields and files, in the order given.
-    private func multipart(_ fields: [RequestItem]) throws(CommandFailure) -> RequestBody? {
+    private func multipart(_ fields: [RequestItem]) throws(CommandFailure) -> CourierRequestBody? {
         guard !fields.isEmpty else { return nil }
         var form = MultipartForm()
         for field in fields {

@@ -71,7 +71,7 @@ struct TerminalStyle: Sendable {
     }
 
     /// The status line and header fields, coloured when colours are on.
-    func head(_ response: Response) -> String {
+    func head(_ response: CourierResponse) -> String {
         HeadText.render(response, colors: colors)
     }
 }

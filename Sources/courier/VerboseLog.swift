@@ -58,7 +58,7 @@ final class VerboseLog: RequestObserver {
 
     /// Prints the request still waiting for its response head, if there is one, with
     /// `version` at the end of its request line (none when `nil`).
-    private func printWaitingRequest(version: Response.ProtocolVersion?) {
+    private func printWaitingRequest(version: CourierResponse.ProtocolVersion?) {
         let request = waiting.withLockedValue { waiting in
             defer { waiting = nil }
             return waiting

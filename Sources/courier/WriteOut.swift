@@ -32,7 +32,7 @@ struct WriteOut: Equatable {
         var redirects: Int
 
         /// The values of `response`, whose body had `bodyBytes` bytes, after `seconds`.
-        init(_ response: Response, bodyBytes: Int64, seconds: Duration) {
+        init(_ response: CourierResponse, bodyBytes: Int64, seconds: Duration) {
             status = response.status
             self.seconds = seconds
             self.bodyBytes = bodyBytes

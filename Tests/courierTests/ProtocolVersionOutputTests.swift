@@ -33,7 +33,7 @@ struct ProtocolVersionOutputTests {
 
     @Test("HTTP/2 heads have no reason phrase, as curl prints them; -v says the same")
     func http2() {
-        var response = Response(status: 200, reasonPhrase: "", headers: ["Content-Type": "text/plain"], url: URL(string: "https://example.test/")!)
+        var response = CourierResponse(status: 200, reasonPhrase: "", headers: ["Content-Type": "text/plain"], url: URL(string: "https://example.test/")!)
         response.protocolVersion = .http2
         #expect(HeadText.render(response) == "HTTP/2 200\r\nContent-Type: text/plain\r\n\r\n")
         #expect(HeadText.render(response, colors: true).hasPrefix("\u{1B}[34mHTTP/2\u{1B}[0m \u{1B}[1;32m200\u{1B}[0m\r\n"))
@@ -41,7 +41,7 @@ struct ProtocolVersionOutputTests {
         #expect(HeadText.statusLine(.http10, status: 200, reasonPhrase: "O\u{1B}K") == "HTTP/1.0 200 O\\u{1B}K")
         let (output, captured) = Output.capturing()
         VerboseLog(output: output).exchangeDidReceive(
-            ExchangeEvent(request: HTTPRequest(method: .get, url: response.url), status: 200, reasonPhrase: "", responseHeaders: Headers(), protocolVersion: .http2))
+            ExchangeEvent(request: CourierHTTPRequest(method: .get, url: response.url), status: 200, reasonPhrase: "", responseHeaders: Headers(), protocolVersion: .http2))
         #expect(captured.stderr.hasPrefix("< HTTP/2 200\n"))
     }
 }
@@ -52,7 +52,7 @@ struct VerboseRequestLineTests {
     func http2OverTLS() {
         let (output, captured) = Output.capturing()
         let log = VerboseLog(output: output)
-        let request = HTTPRequest(method: .get, url: URL(string: "https://example.test/h2?q=1")!)
+        let request = CourierHTTPRequest(method: .get, url: URL(string: "https://example.test/h2?q=1")!)
         log.exchangeWillSend(ExchangeEvent(request: request))
         #expect(captured.stderr.isEmpty, "nothing before the version is known")
         log.exchangeDidReceive(ExchangeEvent(request: request, status: 200, reasonPhrase: "", responseHeaders: Headers(), protocolVersion: .http2))
@@ -84,12 +84,12 @@ struct VerboseRequestLineTests {
         let (output, captured) = Output.capturing()
         let log = VerboseLog(output: output)
         let url = URL(string: "https://example.test/a")!
-        log.exchangeWillSend(ExchangeEvent(request: HTTPRequest(method: .get, url: url)))
+        log.exchangeWillSend(ExchangeEvent(request: CourierHTTPRequest(method: .get, url: url)))
         #expect(captured.stderr.isEmpty, "nothing before the version is known")
-        log.exchangeWillSend(ExchangeEvent(request: HTTPRequest(method: .post, url: url)))
+        log.exchangeWillSend(ExchangeEvent(request: CourierHTTPRequest(method: .post, url: url)))
         #expect(captured.stderr.hasPrefix("> GET /a\n> Host: example.test\n"), "\(captured.stderr)")
         log.exchangeDidReceive(
-            ExchangeEvent(request: HTTPRequest(method: .post, url: url), status: 201, reasonPhrase: "Created", responseHeaders: Headers(), protocolVersion: .http11))
+            ExchangeEvent(request: CourierHTTPRequest(method: .post, url: url), status: 201, reasonPhrase: "Created", responseHeaders: Headers(), protocolVersion: .http11))
         #expect(captured.stderr.contains(">\n> POST /a HTTP/1.1\n"), "\(captured.stderr)")
         #expect(captured.stderr.hasSuffix("< HTTP/1.1 201 Created\n<\n"), "\(captured.stderr)")
     }

@@ -66,7 +66,7 @@ struct QueueKillRestartTests {
                     #expect(restarted.status == 0, "queue run after \(tag) (\(point)): \(restarted.stdout)")
                 }
 
-                let records = try await Client.withClient { client in
+                let records = try await CourierClient.withClient { client in
                     var configuration = QueueConfiguration(path: path)
                     configuration.deliversOnOpen = false
                     let queue = try await client.openQueue(configuration)

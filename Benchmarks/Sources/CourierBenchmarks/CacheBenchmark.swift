@@ -23,7 +23,7 @@ struct CacheBenchmark {
 
     /// A client whose responses without caching fields stay fresh for an hour, on `storage`
     /// (no cache for `nil`).
-    static func client(storage: (any CacheStorage)?, connections: Int = 1) -> Client {
+    static func client(storage: (any CacheStorage)?, connections: Int = 1) -> CourierClient {
         var configuration = ClientConfiguration()
         configuration.decompression = .disabled
         configuration.limits.maximumConnectionsPerHost = connections
@@ -33,14 +33,14 @@ struct CacheBenchmark {
             cache.policy.defaultFreshness = .seconds(3600)
             configuration.cache = cache
         }
-        return Client(configuration: configuration)
+        return CourierClient(configuration: configuration)
     }
 
     // MARK: Latency
 
     private func latencies(folder: URL) async throws {
         let url = server.url("/bytes/\(Self.responseBytes)?seed=3")
-        let contenders: [(String, Client)] = [
+        let contenders: [(String, CourierClient)] = [
             ("network fetch (no cache)", Self.client(storage: nil)),
             ("memory hit (MemoryCacheStorage)", Self.client(storage: MemoryCacheStorage())),
             ("disk hit (DiskCacheStorage)", Self.client(storage: try DiskCacheStorage(directory: folder))),
@@ -51,7 +51,7 @@ struct CacheBenchmark {
                 let mustHit = round > 0 && name.contains("hit")
                 let sample = try await measure(requests: Self.latencyRequests) {
                     for _ in 0..<Self.latencyRequests {
-                        let response = try await client.response(for: Request<Response>(path: url.absoluteString))
+                        let response = try await client.response(for: CourierRequest<CourierResponse>(path: url.absoluteString))
                         guard response.body.count == Self.responseBytes else { throw HarnessError("\(name): a body of \(response.body.count) bytes") }
                         if mustHit, response.source != .cache {
                             throw HarnessError("\(name): a response from the \(response.source), not the cache")
@@ -88,7 +88,7 @@ struct CacheBenchmark {
                         for worker in 0..<concurrency {
                             group.addTask {
                                 for index in stride(from: worker, to: requests, by: concurrency) {
-                                    _ = try await client.send(Request<Data>(path: targets[index % urls]))
+                                    _ = try await client.send(CourierRequest<Data>(path: targets[index % urls]))
                                 }
                             }
                         }
@@ -132,7 +132,7 @@ struct CacheBenchmark {
         let client = client(storage: storage)
         for index in 0..<count {
             let url = "http://127.0.0.1:\(port)/bytes/\(1 << 20)?seed=\(index)"
-            _ = try await client.send(Request<Data>(path: url))
+            _ = try await client.send(CourierRequest<Data>(path: url))
         }
         try await client.shutdown()
         let held = try await storage.statistics().totalBytes

@@ -6,8 +6,8 @@ import Foundation
 struct OverheadBenchmark {
     struct MemoryTransport: Transport {
         let body = Data(repeating: 0x2A, count: 100)
-        func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
-            Response(status: 200, reasonPhrase: "OK", headers: ["Content-Length": "100"], body: body, url: request.url, request: request)
+        func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
+            CourierResponse(status: 200, reasonPhrase: "OK", headers: ["Content-Length": "100"], body: body, url: request.url, request: request)
         }
         func shutdown() async throws {}
     }
@@ -24,8 +24,8 @@ struct OverheadBenchmark {
             configuration.coalescesRequests = coalesces
             configuration.limits.maximumConcurrentRequestsPerHost = tasks
             if metrics { configuration.observers.append(MetricsObserver()) }
-            let client = Client(configuration: configuration, transport: MemoryTransport())
-            let request = Request<Data>(path: "/bytes/100")
+            let client = CourierClient(configuration: configuration, transport: MemoryTransport())
+            let request = CourierRequest<Data>(path: "/bytes/100")
             var samples: [Sample] = []
             for round in 0...rounds {
                 let sample = try await measure(requests: requests) {

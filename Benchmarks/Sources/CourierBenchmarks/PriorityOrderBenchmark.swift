@@ -14,11 +14,11 @@ struct PriorityOrderBenchmark {
         try await TestServer.withServer { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
             configuration.limits.maximumConcurrentRequestsPerHost = 1
-            try await Client.withClient(configuration: configuration) { client in
-                let blocker = client.start(Request<Data>(path: "/delay/0.5"))
+            try await CourierClient.withClient(configuration: configuration) { client in
+                let blocker = client.start(CourierRequest<Data>(path: "/delay/0.5"))
                 for _ in 0..<500 where client.activity.inFlight == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 let handles = priorities.indices.map { index in
-                    var request = Request<Data>(path: "/anything/\(index)")
+                    var request = CourierRequest<Data>(path: "/anything/\(index)")
                     request.priority = priorities[index]
                     return client.start(request)
                 }

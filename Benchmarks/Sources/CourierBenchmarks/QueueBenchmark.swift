@@ -17,7 +17,7 @@ struct QueueBenchmark {
         var plain: [Double] = []
         var told: [Double] = []
         var probed: [Double] = []
-        try await Client.withClient { client in
+        try await CourierClient.withClient { client in
             for round in 0...rounds {
                 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-queue-\(UUID().uuidString)")
                 defer { try? FileManager.default.removeItem(at: folder) }
@@ -27,7 +27,7 @@ struct QueueBenchmark {
                 let queue = try await client.openQueue(configuration)
                 let written = try await measure(requests: requests) {
                     for index in 0..<requests {
-                        _ = try await queue.enqueue(Request<Void>(method: .post, path: server.url("/idempotent/\(round)-\(index)").absoluteString, body: .text("x")))
+                        _ = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/idempotent/\(round)-\(index)").absoluteString, body: .text("x")))
                     }
                 }
                 let delivered = try await measure(requests: requests) {
@@ -36,7 +36,7 @@ struct QueueBenchmark {
                 await queue.close()
                 let direct = try await measure(requests: requests) {
                     for index in 0..<requests {
-                        var request = Request<Void>(method: .post, path: server.url("/idempotent/plain-\(round)-\(index)").absoluteString, body: .text("x"))
+                        var request = CourierRequest<Void>(method: .post, path: server.url("/idempotent/plain-\(round)-\(index)").absoluteString, body: .text("x"))
                         request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
                         try await client.send(request)
                     }
@@ -60,7 +60,7 @@ struct QueueBenchmark {
 
     /// Queues a request while an in-process server is down, starts the server on the same
     /// port, and times the first delivery from there.
-    private func timeToFirstDelivery(client: Client, tellsQueue: Bool) async throws -> Double {
+    private func timeToFirstDelivery(client: CourierClient, tellsQueue: Bool) async throws -> Double {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-back-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let down = try await TestServer.start()
@@ -68,7 +68,7 @@ struct QueueBenchmark {
         var configuration = QueueConfiguration(path: folder.appendingPathComponent("queue.sqlite").path)
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 100, baseDelay: .milliseconds(100), maximumDelay: .seconds(1))
         let queue = try await client.openQueue(configuration)
-        let handle = try await queue.enqueue(Request<Void>(method: .post, path: down.url("/idempotent/back").absoluteString, body: .text("x")))
+        let handle = try await queue.enqueue(CourierRequest<Void>(method: .post, path: down.url("/idempotent/back").absoluteString, body: .text("x")))
         _ = try await handle.firstAttempt()
         let back = try await TestServer.start(port: down.port, ledger: down.ledger)
         let start = ContinuousClock.now

@@ -33,12 +33,12 @@ struct SmallGetBenchmark {
             // Every request here is the same GET; coalescing would answer many of them with one
             // exchange, which the raw client cannot do. Each request goes to the server, as in raw.
             courierConfiguration.coalescesRequests = false
-            let courier = Client(configuration: courierConfiguration)
+            let courier = CourierClient(configuration: courierConfiguration)
             // The same client with a MetricsObserver added and no backend bootstrapped: what
             // an observer costs a program that never reads the metrics.
             var observedConfiguration = courierConfiguration
             observedConfiguration.observers.append(MetricsObserver())
-            let observed = Client(configuration: observedConfiguration)
+            let observed = CourierClient(configuration: observedConfiguration)
 
             var samples: [Contender: [Sample]] = [:]
             let contenders = Contender.allCases.filter { options.selects($0.rawValue) }
@@ -59,7 +59,7 @@ struct SmallGetBenchmark {
         }
     }
 
-    private func drive(_ contender: Contender, raw: HTTPClient, courier: Client, concurrency: Int) async throws {
+    private func drive(_ contender: Contender, raw: HTTPClient, courier: CourierClient, concurrency: Int) async throws {
         let perWorker = options.requests / concurrency
         let target = url.absoluteString
         switch contender {
@@ -80,7 +80,7 @@ struct SmallGetBenchmark {
                 try await group.waitForAll()
             }
         case .courier, .courierOnLoop, .courierMetrics:
-            let request = Request<Data>(path: target)
+            let request = CourierRequest<Data>(path: target)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
                     let executor = contender == .courierOnLoop ? courier.makeTaskExecutor() : nil
@@ -100,7 +100,7 @@ struct SmallGetBenchmark {
             settings.maximumConnectionsPerHost = concurrency
             settings.decompression = .disabled
             let transport = AsyncHTTPClientTransport(configuration: settings)
-            let request = HTTPRequest(method: .get, url: url)
+            let request = CourierHTTPRequest(method: .get, url: url)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
                     group.addTask {
@@ -115,7 +115,7 @@ struct SmallGetBenchmark {
             try await transport.shutdown()
         case .courierBatch:
             var batch = Batch(mode: .failFast, maximumConcurrency: concurrency)
-            let request = Request<Data>(path: target)
+            let request = CourierRequest<Data>(path: target)
             let first = batch.add(request)
             for _ in 1..<(perWorker * concurrency) { batch.add(request) }
             let results = try await courier.run(batch)
@@ -161,7 +161,7 @@ struct SmallGetBenchmark {
             print("  leaner raw API CPU / Courier CPU:      \(ratio(.courier, leanerRaw) { 1 / $0.cpuMicrosecondsPerRequest })")
         }
         // Like for like: each raw API against Courier driven the same way (the EventLoopFuture
-        // API runs its callers on the event loops; Client.makeTaskExecutor() does that for Courier).
+        // API runs its callers on the event loops; CourierClient.makeTaskExecutor() does that for Courier).
         print("  Courier / async/await API, throughput: \(ratio(.courier, .ahcAsync) { $0.requestsPerSecond })")
         if samples[.courierOnLoop] != nil {
             print("  Courier on its event loops / EventLoopFuture API, throughput: \(ratio(.courierOnLoop, .ahcFutures) { $0.requestsPerSecond })")

@@ -84,7 +84,7 @@ package final class Authenticator: Sendable {
 
     /// Adds the credentials for `request`'s origin, unless the request sets its own
     /// `Authorization` or may not use the client's credentials; returns what it added.
-    func authorize(_ request: inout HTTPRequest, attempts: AuthenticationAttempts) async throws -> Sent? {
+    func authorize(_ request: inout CourierHTTPRequest, attempts: AuthenticationAttempts) async throws -> Sent? {
         let origin = RedirectStateMachine.origin(of: request.url)
         guard request.usesClientCredentials, let entry = entries[origin], !request.headers.contains("Authorization") else { return nil }
         switch entry {
@@ -100,7 +100,7 @@ package final class Authenticator: Sendable {
                 guard qop != .unanswerable else {
                     throw CourierError(
                         .authenticationFailed,
-                        "The server at \(origin) accepts only Digest with qop=auth-int, which hashes the request body, but the body is a stream; send it as bytes (RequestBody.data) instead.",
+                        "The server at \(origin) accepts only Digest with qop=auth-int, which hashes the request body, but the body is a stream; send it as bytes (CourierRequestBody.data) instead.",
                         url: request.url
                     )
                 }
@@ -127,7 +127,7 @@ package final class Authenticator: Sendable {
     /// challenges. Throws ``CourierError/Kind/authenticationFailed`` when the credentials were
     /// refused too often. `request` is the hop without the credentials this stage added.
     func answers(
-        _ response: Response, to request: HTTPRequest, sent: Sent?, attempts: inout AuthenticationAttempts
+        _ response: CourierResponse, to request: CourierHTTPRequest, sent: Sent?, attempts: inout AuthenticationAttempts
     ) async throws -> Bool {
         let origin = RedirectStateMachine.origin(of: request.url)
         guard request.usesClientCredentials, let entry = entries[origin], !request.headers.contains("Authorization") else { return false }
@@ -218,7 +218,7 @@ package final class Authenticator: Sendable {
     }
 
     /// The error for refused credentials; its response names the request without them.
-    private func refused(_ response: Response, to request: HTTPRequest, origin: String, _ what: String) -> CourierError {
+    private func refused(_ response: CourierResponse, to request: CourierHTTPRequest, origin: String, _ what: String) -> CourierError {
         var response = response
         response.request = request
         return CourierError(.authenticationFailed, "The server at \(origin) \(what).", url: response.url, response: response)

@@ -4,7 +4,7 @@ import Foundation
 /// data and app version; MKNetworkKit's default lifetime). Each is off unless you set it.
 ///
 /// Set them for every request in ``CacheConfiguration/policy``, or for one request in
-/// ``Request/appCachePolicy``; a request's values take precedence field by field.
+/// ``CourierRequest/appCachePolicy``; a request's values take precedence field by field.
 ///
 /// ```swift
 /// var policy = AppCachePolicy()
@@ -36,7 +36,7 @@ public struct AppCachePolicy: Sendable, Hashable {
     public var imageFreshness: Duration?
     /// Whether a stale stored response is delivered when the server cannot be reached
     /// (connection refused or failed, host unreachable, timeout): the response comes with
-    /// ``Response/Source/stale`` and its `Age`, as RFC 9111 §4.2.4 allows a disconnected cache.
+    /// ``CourierResponse/Source/stale`` and its `Age`, as RFC 9111 §4.2.4 allows a disconnected cache.
     /// A response marked `must-revalidate` gives `504` instead, and one marked `no-cache` the
     /// failure, as without this rule; `stale-if-error` still covers `5xx` answers on its own.
     /// `nil` leaves the client's choice; a request's `false` turns the client's `true` off.

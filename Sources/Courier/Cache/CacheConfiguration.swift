@@ -14,7 +14,7 @@ import Foundation
 public struct CacheConfiguration: Sendable {
     /// Where entries are kept.
     public var storage: any CacheStorage
-    /// The application's rules, for every request; a request's ``Request/appCachePolicy``
+    /// The application's rules, for every request; a request's ``CourierRequest/appCachePolicy``
     /// overrides them field by field.
     public var policy: AppCachePolicy
     /// The longest heuristic freshness lifetime given to a response that has a

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Tracing
 
-/// Everything a ``Client`` needs to know, as one value (MKNetworkHost and YTKNetworkConfig in
+/// Everything a ``CourierClient`` needs to know, as one value (MKNetworkHost and YTKNetworkConfig in
 /// one place).
 ///
 /// ```swift
@@ -19,7 +19,7 @@ public struct ClientConfiguration: Sendable {
 
     /// The URL relative request paths are joined to.
     public var baseURL: URL?
-    /// The URL used instead of ``baseURL`` by requests with ``Request/usesCDN`` set.
+    /// The URL used instead of ``baseURL`` by requests with ``CourierRequest/usesCDN`` set.
     public var cdnURL: URL?
     /// Headers added to every request that does not set them itself.
     public var defaultHeaders: Headers
@@ -60,17 +60,17 @@ public struct ClientConfiguration: Sendable {
     /// Names of headers, besides ``Headers/alwaysRedacted``, whose values are secrets: they
     /// are redacted in every log line and observer's view, and removed when a redirect leaves
     /// the origin, like `Authorization`. Compared case-insensitively; a request adds its own
-    /// with ``Request/sensitiveHeaders``.
+    /// with ``CourierRequest/sensitiveHeaders``.
     public var sensitiveHeaders: Set<String>
     /// Trusted roots, pins and client certificates; by default the system's roots with host
     /// name checks, no pins and no client certificate. Applied by the client's own transport;
-    /// a transport you pass to ``Client/init(configuration:transport:ownsTransport:)`` does its
+    /// a transport you pass to ``CourierClient/init(configuration:transport:ownsTransport:)`` does its
     /// own TLS. See <doc:Security>.
     public var tls: TLSPolicy
     /// The HTTP cache; `nil`, the default, caches nothing. See <doc:Caching>.
     public var cache: CacheConfiguration?
     /// Whether concurrent identical GET and HEAD requests share one exchange; `true` by
-    /// default. A request can opt out with ``Request/allowsCoalescing``.
+    /// default. A request can opt out with ``CourierRequest/allowsCoalescing``.
     public var coalescesRequests: Bool
 
     /// Creates a configuration.
@@ -155,7 +155,7 @@ public struct Timeouts: Sendable, Hashable {
     /// ``TransportConfiguration/readTimeout``).
     public var read: Duration?
     /// How long a whole request may take, redirects included; no limit by default. A request's
-    /// own ``Request/timeout`` takes precedence.
+    /// own ``CourierRequest/timeout`` takes precedence.
     public var total: Duration?
 
     /// Creates timeouts.

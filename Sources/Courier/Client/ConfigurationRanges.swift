@@ -37,7 +37,7 @@ extension ClientConfiguration {
     }
 }
 
-extension HTTPRequest {
+extension CourierHTTPRequest {
     /// Refuses a request whose own timeout or body limit is outside its range.
     func checkRanges() throws(CourierError) {
         if let error = ConfigurationRanges.timeoutError("The request's timeout", timeout)

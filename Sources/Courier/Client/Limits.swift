@@ -1,6 +1,6 @@
 /// How much a client takes on at once: the largest body it collects, the requests in flight,
 /// the connections it keeps. Part of ``ClientConfiguration``; a request sets its own body limit
-/// with ``Request/maximumBodySize``.
+/// with ``CourierRequest/maximumBodySize``.
 ///
 /// ```swift
 /// var configuration = ClientConfiguration()
@@ -12,7 +12,7 @@ public struct Limits: Sendable, Hashable {
     public static let defaultMaximumBodySize = 32 * 1024 * 1024
 
     /// The largest body collected for a response; past it the request fails with
-    /// ``CourierError/Kind/responseTooLarge``. Streamed responses (``Client/stream(_:body:)-(Request<Value>,_)``,
+    /// ``CourierError/Kind/responseTooLarge``. Streamed responses (``CourierClient/stream(_:body:)-(CourierRequest<Value>,_)``,
     /// downloads) are not collected and have no such limit. 32 MiB by default.
     public var maximumBodySize: Int
     /// The most requests in flight at once; more wait in priority order. 64 by default.
@@ -25,7 +25,7 @@ public struct Limits: Sendable, Hashable {
     /// connect timeout fails with ``CourierError/Kind/timeout``.
     public var maximumConcurrentRequestsPerHost: Int
     /// Connections kept per host by the default transport; 8 by default. Tasks running on an
-    /// event loop (see ``Client/makeTaskExecutor()``) use connections of that loop, up to as
+    /// event loop (see ``CourierClient/makeTaskExecutor()``) use connections of that loop, up to as
     /// many again per loop.
     public var maximumConnectionsPerHost: Int
     /// Adapts each origin's limit to its latency and errors, up to

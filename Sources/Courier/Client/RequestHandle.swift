@@ -6,14 +6,14 @@ import NIOConcurrencyHelpers
 /// its connection.
 public final class RequestHandle<Value: Sendable>: Sendable {
     /// The request's identifier, as event hooks see it.
-    public let id: RequestID
+    public let id: CourierRequestID
     private let task: Task<Value, any Error>
     private let stateBox: NIOLockedValueBox<RequestState>
     private let scheduler: Scheduler
     private let progress: ProgressReporter
 
     init(
-        id: RequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>,
+        id: CourierRequestID, stateBox: NIOLockedValueBox<RequestState>, task: Task<Value, any Error>,
         scheduler: Scheduler, progress: ProgressReporter
     ) {
         self.id = id
@@ -24,7 +24,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     /// The progress of the request's body as it is sent, throttled like
-    /// ``Request/uploadProgress``: the latest value first, if there is one, then each new
+    /// ``CourierRequest/uploadProgress``: the latest value first, if there is one, then each new
     /// one; the sequence ends when the request ends. Each access returns a new sequence.
     ///
     /// ```swift
@@ -54,19 +54,19 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     public func cancel() { task.cancel() }
 }
 
-extension Client {
+extension CourierClient {
     /// Starts `request` in a new task and returns its handle at once.
-    public func start<Value>(_ request: Request<Value>) -> RequestHandle<Value> {
+    public func start<Value>(_ request: CourierRequest<Value>) -> RequestHandle<Value> {
         start(request) { _, _ in }
     }
 
     /// Starts `request` and calls `completion` with its outcome before the handle's value is
     /// available.
     func start<Value>(
-        _ request: Request<Value>,
-        completion: @escaping @Sendable (RequestID, Result<Value, any Error>) -> Void
+        _ request: CourierRequest<Value>,
+        completion: @escaping @Sendable (CourierRequestID, Result<Value, any Error>) -> Void
     ) -> RequestHandle<Value> {
-        let id = RequestID()
+        let id = CourierRequestID()
         let state = NIOLockedValueBox(RequestState.ready)
         let progress = ProgressReporter(callback: request.uploadProgress)
         let task = Task {

@@ -11,7 +11,7 @@ import NIOConcurrencyHelpers
 /// The flights are kept in a dictionary behind a lock, not in an actor, so that a request
 /// that shares nothing pays for one key, two short locked sections and a task.
 final class Coalescer: Sendable {
-    private typealias Waiter = CheckedContinuation<Response, any Error>
+    private typealias Waiter = CheckedContinuation<CourierResponse, any Error>
 
     private struct Flight {
         var id: UInt64
@@ -38,7 +38,7 @@ final class Coalescer: Sendable {
 
     /// The response of the flight for `key`: one already in the air, or a new one that runs
     /// `exchange`.
-    func response(for key: CoalescingKey, exchange: @escaping @Sendable () async throws -> Response) async throws -> Response {
+    func response(for key: CoalescingKey, exchange: @escaping @Sendable () async throws -> CourierResponse) async throws -> CourierResponse {
         let waiter = state.withLockedValue { $0.nextID() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in
@@ -50,7 +50,7 @@ final class Coalescer: Sendable {
     }
 
     private func join(
-        _ key: CoalescingKey, waiter: UInt64, continuation: Waiter, exchange: @escaping @Sendable () async throws -> Response
+        _ key: CoalescingKey, waiter: UInt64, continuation: Waiter, exchange: @escaping @Sendable () async throws -> CourierResponse
     ) {
         enum Joined {
             case refused, waiting
@@ -79,7 +79,7 @@ final class Coalescer: Sendable {
             // suspends, which spares a request that shares nothing a hand-off to another thread
             // (where `Task.immediate` exists: always on Linux, from the 2025 Apple releases on).
             let fly: @Sendable () async -> Void = {
-                let result: Result<Response, any Error>
+                let result: Result<CourierResponse, any Error>
                 do {
                     result = .success(try await exchange())
                 } catch {
@@ -115,7 +115,7 @@ final class Coalescer: Sendable {
     }
 
     /// Hands the flight's result to every waiter still there.
-    private func land(_ key: CoalescingKey, flight: UInt64, _ result: Result<Response, any Error>) {
+    private func land(_ key: CoalescingKey, flight: UInt64, _ result: Result<CourierResponse, any Error>) {
         let waiters = state.withLockedValue { state -> [Waiter] in
             guard let landed = state.flights[key], landed.id == flight else { return [] }
             state.flights[key] = nil

@@ -25,9 +25,9 @@ struct CoalescingKey: Hashable, Sendable {
     private let hash: Int
 
     /// The key of `request`, or `nil` when it may not share a flight: a method other than GET
-    /// or HEAD, a body, credentials of its own (``Request/credential``), or
-    /// ``HTTPRequest/allowsCoalescing`` turned off.
-    init?(_ request: HTTPRequest) {
+    /// or HEAD, a body, credentials of its own (``CourierRequest/credential``), or
+    /// ``CourierHTTPRequest/allowsCoalescing`` turned off.
+    init?(_ request: CourierHTTPRequest) {
         guard request.allowsCoalescing, request.body == nil, request.authenticator == nil,
             request.method == .get || request.method == .head
         else {

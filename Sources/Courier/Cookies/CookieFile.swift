@@ -7,7 +7,7 @@ import Foundation
 enum CookieFile {
     private struct Contents: Codable {
         var format: Int
-        var cookies: [Cookie]
+        var cookies: [CourierCookie]
     }
 
     static let format = 1
@@ -15,14 +15,14 @@ enum CookieFile {
     static let maximumSize = 4 << 20
 
     /// The cookies saved in the JSON file `file`; none when it does not exist.
-    static func load(from file: URL) throws(CourierError) -> [Cookie] {
+    static func load(from file: URL) throws(CourierError) -> [CourierCookie] {
         guard let data = try contents(of: file) else { return [] }
         return try decodeJSON(data, from: file)
     }
 
     /// The cookies saved in `file`, JSON or Netscape, whichever its contents are, that have
     /// not expired at `now`; none when it does not exist.
-    static func loadAnyFormat(from file: URL, now: Date) throws(CourierError) -> [Cookie] {
+    static func loadAnyFormat(from file: URL, now: Date) throws(CourierError) -> [CourierCookie] {
         guard let data = try contents(of: file) else { return [] }
         switch CookieFileFormat.of(data) {
         case .json: return try decodeJSON(data, from: file).filter { !$0.isExpired(at: now) }
@@ -41,7 +41,7 @@ enum CookieFile {
         }
     }
 
-    private static func decodeJSON(_ data: Data, from file: URL) throws(CourierError) -> [Cookie] {
+    private static func decodeJSON(_ data: Data, from file: URL) throws(CourierError) -> [CourierCookie] {
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .secondsSince1970
@@ -58,7 +58,7 @@ enum CookieFile {
     }
 
     /// Writes `cookies` to `file` in `format`, replacing it atomically; the file has mode 0600.
-    static func save(_ cookies: [Cookie], to file: URL, format: CookieFileFormat) throws(CourierError) {
+    static func save(_ cookies: [CourierCookie], to file: URL, format: CookieFileFormat) throws(CourierError) {
         switch format {
         case .json: try save(cookies, to: file)
         case .netscape: try replace(file, with: Data(NetscapeCookieFormat.text(for: cookies).utf8))
@@ -66,7 +66,7 @@ enum CookieFile {
     }
 
     /// Writes `cookies` to `file`, replacing it atomically; the file has mode 0600.
-    static func save(_ cookies: [Cookie], to file: URL) throws(CourierError) {
+    static func save(_ cookies: [CourierCookie], to file: URL) throws(CourierError) {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

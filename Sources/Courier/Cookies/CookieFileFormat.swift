@@ -3,7 +3,7 @@ import Foundation
 /// The formats of the files a ``CookieJar`` reads and writes.
 public enum CookieFileFormat: Sendable, Hashable {
     /// Courier's JSON file, `{"format": 1, "cookies": [...]}`, with every attribute a
-    /// ``Cookie`` has. ``CookieJar/save()`` writes only the cookies that have an expiry date.
+    /// ``CourierCookie`` has. ``CookieJar/save()`` writes only the cookies that have an expiry date.
     case json
     /// The Netscape cookie file curl and wget read and write (see ``NetscapeCookieFormat``).
     /// ``CookieJar/save()`` writes every cookie, session cookies included, as curl does, so

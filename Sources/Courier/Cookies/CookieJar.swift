@@ -8,8 +8,8 @@ import NIOConcurrencyHelpers
 /// ```swift
 /// var configuration = ClientConfiguration()
 /// configuration.cookies = try CookieJar(file: URL(fileURLWithPath: "cookies.json"))
-/// try await Client.withClient(configuration: configuration) { client in
-///     _ = try await client.response(for: Request<Response>(path: "https://example.com/login"))
+/// try await CourierClient.withClient(configuration: configuration) { client in
+///     _ = try await client.response(for: CourierRequest<CourierResponse>(path: "https://example.com/login"))
 /// }
 /// try configuration.cookies?.save()
 /// ```
@@ -96,7 +96,7 @@ public final class CookieJar: Sendable {
     }
 
     /// The cookies a request to `url` carries, in `Cookie` header order.
-    public func cookies(for url: URL) -> [Cookie] {
+    public func cookies(for url: URL) -> [CourierCookie] {
         let date = now()
         return state.withLockedValue { $0.cookies(for: url, now: date) }
     }
@@ -109,7 +109,7 @@ public final class CookieJar: Sendable {
     }
 
     /// Every cookie that has not expired, in the order they were first stored.
-    public var allCookies: [Cookie] {
+    public var allCookies: [CourierCookie] {
         let date = now()
         return state.withLockedValue { store in
             store.removeExpired(at: date)
@@ -118,7 +118,7 @@ public final class CookieJar: Sendable {
     }
 
     /// Removes the cookies `shouldRemove` picks.
-    public func removeAll(where shouldRemove: (Cookie) -> Bool) {
+    public func removeAll(where shouldRemove: (CourierCookie) -> Bool) {
         state.withLockedValue { $0.removeAll(where: shouldRemove) }
     }
 
@@ -161,7 +161,7 @@ public final class CookieJar: Sendable {
     /// cookies included, each replacing the one with its name, domain and path. Expired
     /// cookies, cookies for every host under a public suffix, and cookies their name's
     /// `__Secure-` or `__Host-` prefix forbids are left out.
-    public func add(_ cookies: [Cookie]) {
+    public func add(_ cookies: [CourierCookie]) {
         let date = now()
         state.withLockedValue { store in
             for cookie in cookies { _ = store.insert(cookie, now: date) }
@@ -180,7 +180,7 @@ public final class CookieJar: Sendable {
 
     /// Adds the jar's cookies for the request's URL to its `Cookie` header (after any the
     /// request set itself).
-    func addCookies(to request: inout HTTPRequest) {
+    func addCookies(to request: inout CourierHTTPRequest) {
         guard let header = cookieHeader(for: request.url) else { return }
         if let own = request.headers["Cookie"], !own.isEmpty {
             request.headers.set(name: "Cookie", value: own + "; " + header)

@@ -21,9 +21,9 @@ struct CookieStore: Sendable {
 
     let publicSuffixes: PublicSuffixList
     /// The cookies, in the order they were first stored.
-    private(set) var cookies: [Cookie] = []
+    private(set) var cookies: [CourierCookie] = []
 
-    init(publicSuffixes: PublicSuffixList, cookies: [Cookie] = []) {
+    init(publicSuffixes: PublicSuffixList, cookies: [CourierCookie] = []) {
         self.publicSuffixes = publicSuffixes
         self.cookies = cookies
     }
@@ -32,7 +32,7 @@ struct CookieStore: Sendable {
     mutating func receive(_ field: String, from url: URL, now: Date) -> Decision {
         guard let target = CookieTarget(url) else { return .rejected("the URL has no host") }
         guard let set = SetCookie(field) else { return .rejected("not a name=value pair") }
-        var cookie = Cookie(
+        var cookie = CourierCookie(
             name: set.name, value: set.value, domain: target.host, path: set.path ?? target.defaultPath,
             isSecure: set.isSecure, isHTTPOnly: set.isHTTPOnly, sameSite: set.sameSite, created: now
         )
@@ -66,10 +66,10 @@ struct CookieStore: Sendable {
 
     /// The cookies `url` gets at `now`, in the order of its `Cookie` header: longer paths
     /// first, then earlier creation. Marks them used and drops expired cookies.
-    mutating func cookies(for url: URL, now: Date) -> [Cookie] {
+    mutating func cookies(for url: URL, now: Date) -> [CourierCookie] {
         removeExpired(at: now)
         guard let target = CookieTarget(url) else { return [] }
-        var chosen: [(index: Int, cookie: Cookie)] = []
+        var chosen: [(index: Int, cookie: CourierCookie)] = []
         for (index, cookie) in cookies.enumerated() where CookieStore.cookie(cookie, isSentTo: target) {
             cookies[index].lastAccessed = now
             chosen.append((index, cookie))
@@ -89,12 +89,12 @@ struct CookieStore: Sendable {
     }
 
     /// Removes every cookie `shouldRemove` picks.
-    mutating func removeAll(where shouldRemove: (Cookie) -> Bool) {
+    mutating func removeAll(where shouldRemove: (CourierCookie) -> Bool) {
         cookies.removeAll(where: shouldRemove)
     }
 
     /// Why `cookie` may not be stored from `target`, or `nil` when it may.
-    private func rejection(of cookie: Cookie, from target: CookieTarget) -> String? {
+    private func rejection(of cookie: CourierCookie, from target: CookieTarget) -> String? {
         if cookie.isSecure, !target.isSecure {
             return "a Secure cookie may only be set over https"
         }
@@ -113,7 +113,7 @@ struct CookieStore: Sendable {
 
     /// Why the prefix of `cookie`'s name forbids it (RFC 6265bis §4.1.3), or `nil` when it
     /// does not.
-    static func prefixRejection(of cookie: Cookie) -> String? {
+    static func prefixRejection(of cookie: CourierCookie) -> String? {
         let lowerName = cookie.name.lowercased()
         if lowerName.hasPrefix("__secure-"), !cookie.isSecure {
             return "a __Secure- cookie needs the Secure attribute"
@@ -128,7 +128,7 @@ struct CookieStore: Sendable {
     /// name, domain and path, keeping that one's creation time. Returns `false`, storing
     /// nothing, for a cookie expired at `now`, one for every host of a public suffix, or one
     /// its name's prefix forbids.
-    mutating func insert(_ cookie: Cookie, now: Date) -> Bool {
+    mutating func insert(_ cookie: CourierCookie, now: Date) -> Bool {
         guard !cookie.isExpired(at: now), !cookie.name.isEmpty, CookieStore.prefixRejection(of: cookie) == nil,
             cookie.isHostOnly || !publicSuffixes.isPublicSuffix(cookie.domain)
         else { return false }
@@ -138,7 +138,7 @@ struct CookieStore: Sendable {
 
     /// Replaces the cookie with the name, domain and path of `cookie`, keeping its creation
     /// time, or adds `cookie` and evicts past the limits.
-    private mutating func put(_ cookie: Cookie) {
+    private mutating func put(_ cookie: CourierCookie) {
         var cookie = cookie
         if let replaced = cookies.firstIndex(where: { $0.replaces(cookie) }) {
             cookie.created = cookies[replaced].created
@@ -150,8 +150,8 @@ struct CookieStore: Sendable {
     }
 
     /// Drops the least recently used cookies past the per-domain and total limits, never `kept`.
-    private mutating func evict(keeping kept: Cookie) {
-        func dropOldest(among candidates: (Cookie) -> Bool) {
+    private mutating func evict(keeping kept: CourierCookie) {
+        func dropOldest(among candidates: (CourierCookie) -> Bool) {
             let victim = cookies.indices
                 .filter { candidates(cookies[$0]) && !cookies[$0].replaces(kept) }
                 .min { cookies[$0].lastAccessed < cookies[$1].lastAccessed }
@@ -166,7 +166,7 @@ struct CookieStore: Sendable {
     }
 
     /// Whether `cookie` goes with a request to `target` (RFC 6265 §5.4 step 1).
-    static func cookie(_ cookie: Cookie, isSentTo target: CookieTarget) -> Bool {
+    static func cookie(_ cookie: CourierCookie, isSentTo target: CookieTarget) -> Bool {
         let domainMatches =
             cookie.isHostOnly || target.isIPAddress
             ? target.host == cookie.domain : domain(target.host, matches: cookie.domain)

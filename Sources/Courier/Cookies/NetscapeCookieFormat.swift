@@ -29,8 +29,8 @@ public enum NetscapeCookieFormat {
     static let latestExpiry: Int64 = 253_402_300_799
 
     /// The cookies `data` holds that have not expired at `now`, in the order of its lines.
-    public static func cookies(in data: Data, now: Date = Date()) -> [Cookie] {
-        var cookies: [Cookie] = []
+    public static func cookies(in data: Data, now: Date = Date()) -> [CourierCookie] {
+        var cookies: [CourierCookie] = []
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
             if let cookie = cookie(in: line, now: now) { cookies.append(cookie) }
         }
@@ -39,7 +39,7 @@ public enum NetscapeCookieFormat {
 
     /// The text of a file holding `cookies`, header first. A cookie a line cannot hold (a tab
     /// or another control character in one of its fields) is left out.
-    public static func text(for cookies: [Cookie]) -> String {
+    public static func text(for cookies: [CourierCookie]) -> String {
         var text = """
             \(header)
             # Written by Courier. Fields, separated by tabs: domain, subdomains too, path,
@@ -55,7 +55,7 @@ public enum NetscapeCookieFormat {
     }
 
     /// The line that holds `cookie`, or `nil` when a field has a control character.
-    static func line(for cookie: Cookie) -> String? {
+    static func line(for cookie: CourierCookie) -> String? {
         let expiry = cookie.expires.map(expirySeconds) ?? 0
         let fields = [
             (cookie.isHostOnly ? "" : ".") + cookie.domain, cookie.isHostOnly ? "FALSE" : "TRUE", cookie.path,
@@ -74,7 +74,7 @@ public enum NetscapeCookieFormat {
 
     /// The cookie of one line (without its line feed), or `nil` for a comment, a blank line or
     /// a line that is not a cookie.
-    static func cookie(in line: Data, now: Date) -> Cookie? {
+    static func cookie(in line: Data, now: Date) -> CourierCookie? {
         var bytes = line
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         guard bytes.count <= maximumLineLength else { return nil }
@@ -98,7 +98,7 @@ public enum NetscapeCookieFormat {
             let expires = expiry(field[4], now: now)
         else { return nil }
         let isHostOnly = !includesSubdomains || CookieTarget.isIPAddress(domain)
-        let cookie = Cookie(
+        let cookie = CourierCookie(
             name: name, value: value, domain: domain, path: field[2], expires: expires.date, isSecure: isSecure, isHTTPOnly: isHTTPOnly,
             isHostOnly: isHostOnly, created: now
         )
@@ -132,7 +132,7 @@ public enum NetscapeCookieFormat {
         /// At this date.
         case at(Date)
 
-        /// The cookie's ``Cookie/expires``.
+        /// The cookie's ``CourierCookie/expires``.
         var date: Date? {
             guard case .at(let date) = self else { return nil }
             return date

@@ -20,7 +20,7 @@ struct SetCookie: Sendable, Hashable {
     var path: String?
     var isSecure = false
     var isHTTPOnly = false
-    var sameSite: Cookie.SameSite?
+    var sameSite: CourierCookie.SameSite?
 
     /// Parses one field value; `nil` for a field the algorithm ignores (no `=`, an empty
     /// name, a name or value with control characters, or one too long).
@@ -63,7 +63,7 @@ struct SetCookie: Sendable, Hashable {
         case "httponly":
             isHTTPOnly = true
         case "samesite":
-            sameSite = Cookie.SameSite(rawValue: text.lowercased())
+            sameSite = CourierCookie.SameSite(rawValue: text.lowercased())
         default:
             break
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON document as a value: what ``Response/json()`` returns and ``RequestBody/json(_:)`` sends.
+/// A JSON document as a value: what ``CourierResponse/json()`` returns and ``CourierRequestBody/json(_:)`` sends.
 public indirect enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral

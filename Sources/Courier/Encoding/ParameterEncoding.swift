@@ -1,4 +1,4 @@
-/// Where a request's ``Request/parameters`` go, and in which encoding.
+/// Where a request's ``CourierRequest/parameters`` go, and in which encoding.
 public enum ParameterEncoding: Sendable, Hashable {
     /// Query string for GET, HEAD and DELETE; otherwise the body, in the client's
     /// ``ClientConfiguration/defaultBodyEncoding``.

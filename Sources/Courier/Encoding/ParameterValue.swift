@@ -68,7 +68,7 @@ public indirect enum ParameterValue: Sendable, Hashable, ExpressibleByStringLite
 }
 
 /// Named parameters of a request.
-public typealias Parameters = [String: ParameterValue]
+public typealias CourierParameters = [String: ParameterValue]
 
 extension Dictionary where Key == String, Value == ParameterValue {
     /// The parameters flattened to ordered pairs (see ``ParameterValue``).

@@ -118,7 +118,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// The URL the request was for, when known.
     public var url: URL?
     /// The response, for errors raised after one arrived (validation, decoding, redirects).
-    public var response: Response?
+    public var response: CourierResponse?
     /// The lower-level error, when there is one.
     public var underlyingError: (any Error)?
     /// Why a TLS connection failed, for errors of kind ``Kind/tls``.
@@ -136,7 +136,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         _ kind: Kind,
         _ message: String,
         url: URL? = nil,
-        response: Response? = nil,
+        response: CourierResponse? = nil,
         underlyingError: (any Error)? = nil
     ) {
         self.kind = kind

@@ -12,7 +12,7 @@ enum WireValidation {
         }
     }
 
-    static func validateMethod(_ method: HTTPMethod) throws(CourierError) {
+    static func validateMethod(_ method: CourierHTTPMethod) throws(CourierError) {
         let bytes = method.rawValue.utf8
         guard !bytes.isEmpty, bytes.allSatisfy(isTokenByte) else {
             throw CourierError(
@@ -62,7 +62,7 @@ enum WireValidation {
     }
 }
 
-extension Request {
+extension CourierRequest {
     /// Checks, without sending anything, what the client would refuse to write for this
     /// request: a method that is not an HTTP token, a header name that is not one, a header
     /// value with CR, LF, NUL or another control character. A caller holding many requests (a

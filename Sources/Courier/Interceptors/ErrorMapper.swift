@@ -9,21 +9,21 @@
 /// })
 /// ```
 public struct ErrorMapper: Interceptor {
-    private let mapResponse: @Sendable (Response) -> (any Error)?
+    private let mapResponse: @Sendable (CourierResponse) -> (any Error)?
     private let mapError: @Sendable (any Error) -> any Error
 
     /// Creates a mapper. `response` returns an error to throw instead of a response, or `nil`;
     /// `error` replaces an error thrown further down.
     public init(
-        response: @escaping @Sendable (Response) -> (any Error)? = { _ in nil },
+        response: @escaping @Sendable (CourierResponse) -> (any Error)? = { _ in nil },
         error: @escaping @Sendable (any Error) -> any Error = { $0 }
     ) {
         self.mapResponse = response
         self.mapError = error
     }
 
-    public func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
-        let response: Response
+    public func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
+        let response: CourierResponse
         do {
             response = try await next(request)
         } catch {

@@ -1,7 +1,7 @@
 /// Adds headers to every request, from fixed values or from a closure that may suspend (to
 /// read a token, say). Headers the request already has win unless `overwrite` is set.
 public struct HeaderInjector: Interceptor {
-    private let provide: @Sendable (HTTPRequest) async throws -> Headers
+    private let provide: @Sendable (CourierHTTPRequest) async throws -> Headers
     private let overwrite: Bool
 
     /// Adds fixed headers.
@@ -11,12 +11,12 @@ public struct HeaderInjector: Interceptor {
     }
 
     /// Adds the headers `provide` returns for each request.
-    public init(overwrite: Bool = false, _ provide: @escaping @Sendable (HTTPRequest) async throws -> Headers) {
+    public init(overwrite: Bool = false, _ provide: @escaping @Sendable (CourierHTTPRequest) async throws -> Headers) {
         self.provide = provide
         self.overwrite = overwrite
     }
 
-    public func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+    public func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
         var request = request
         for field in try await provide(request) {
             if overwrite {

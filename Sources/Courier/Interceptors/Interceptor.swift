@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// struct Timing: Interceptor {
-///     func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+///     func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
 ///         let start = ContinuousClock.now
 ///         defer { print(request.url, ContinuousClock.now - start) }
 ///         return try await next(request)
@@ -16,8 +16,8 @@
 /// ```
 public protocol Interceptor: Sendable {
     /// The rest of the pipeline.
-    typealias Next = @Sendable (HTTPRequest) async throws -> Response
+    typealias Next = @Sendable (CourierHTTPRequest) async throws -> CourierResponse
 
     /// Handles one request.
-    func intercept(_ request: HTTPRequest, next: Next) async throws -> Response
+    func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse
 }

@@ -6,7 +6,7 @@ import Logging
 /// It logs one line when the request goes down and one when the response (or error) comes
 /// back, at `level`, with the method, URL, status and duration as metadata; headers are logged
 /// at `trace` level, with the values of ``Headers/alwaysRedacted`` headers and of the
-/// request's ``HTTPRequest/sensitiveHeaders`` (which include
+/// request's ``CourierHTTPRequest/sensitiveHeaders`` (which include
 /// ``ClientConfiguration/sensitiveHeaders``) replaced by `<redacted>`. Cookies the jar adds and
 /// credentials the client adds come later in the pipeline and are not part of these lines;
 /// the client's own trace lines show each message as sent, redacted the same way.
@@ -20,7 +20,7 @@ public struct LoggingInterceptor: Interceptor {
         self.level = level
     }
 
-    public func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+    public func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
         let start = ContinuousClock.now
         var metadata: Logger.Metadata = [
             "courier.request": "\(request.id)",

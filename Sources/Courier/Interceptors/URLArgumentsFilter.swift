@@ -14,7 +14,7 @@ public struct URLArgumentsFilter: Interceptor {
         self.arguments = arguments.keys.sorted().map { URLQueryItem(name: $0, value: arguments[$0]) }
     }
 
-    public func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+    public func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
         var request = request
         let present = Set(
             (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map(\.name)

@@ -6,7 +6,7 @@ import HTTPTypes
 // have to change a value (a name that is not a token, a status outside 0...999) throws
 // instead.
 
-extension HTTPMethod {
+extension CourierHTTPMethod {
     /// The method swift-http-types calls `method`.
     public init(_ method: HTTPTypes.HTTPRequest.Method) {
         self.init(method.rawValue)
@@ -16,7 +16,7 @@ extension HTTPMethod {
 extension HTTPTypes.HTTPRequest.Method {
     /// Courier's `method`; `nil` when it is not an HTTP token, which swift-http-types cannot
     /// hold (Courier refuses it before sending, with ``CourierError/Kind/invalidMethod``).
-    public init?(_ method: HTTPMethod) {
+    public init?(_ method: CourierHTTPMethod) {
         self.init(method.rawValue)
     }
 }
@@ -61,7 +61,7 @@ extension HTTPTypes.HTTPRequest {
     /// - Throws: ``CourierError/Kind/invalidMethod``, ``CourierError/Kind/invalidURL`` for a
     ///   URL without an http or https scheme and a host, and what
     ///   ``HTTPTypes/HTTPFields/init(_:)`` throws.
-    public init(_ request: Courier.HTTPRequest) throws(CourierError) {
+    public init(_ request: Courier.CourierHTTPRequest) throws(CourierError) {
         guard let method = Method(request.method) else {
             throw CourierError(
                 .invalidMethod, "The method \(WireValidation.quoted(request.method.rawValue)) is not an HTTP token; use letters such as GET or POST.")
@@ -78,12 +78,12 @@ extension HTTPTypes.HTTPRequest {
     }
 }
 
-extension Courier.HTTPRequest {
+extension Courier.CourierHTTPRequest {
     /// A request for Courier built from swift-http-types' `request` and `body`.
     ///
     /// - Throws: ``CourierError/Kind/invalidURL`` when the scheme, authority and path do not
     ///   make an absolute http or https URL.
-    public init(_ request: HTTPTypes.HTTPRequest, body: RequestBody? = nil) throws(CourierError) {
+    public init(_ request: HTTPTypes.HTTPRequest, body: CourierRequestBody? = nil) throws(CourierError) {
         let scheme = request.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https", let authority = request.authority, !authority.isEmpty,
             let url = URL(string: "\(scheme)://\(authority)\(request.path ?? "/")"), url.host != nil
@@ -93,17 +93,17 @@ extension Courier.HTTPRequest {
                 "The request's scheme, authority and path (\(WireValidation.quoted("\(request.scheme ?? "")://\(request.authority ?? "")\(request.path ?? "")"))) do not make an absolute http or https URL."
             )
         }
-        self.init(method: HTTPMethod(request.method), url: url, headers: Headers(request.headerFields), body: body)
+        self.init(method: CourierHTTPMethod(request.method), url: url, headers: Headers(request.headerFields), body: body)
     }
 }
 
 extension HTTPTypes.HTTPResponse {
     /// Courier's `response` as swift-http-types holds it: status with reason phrase, and header
-    /// fields. The body, URL, redirects and timing stay on ``Response``.
+    /// fields. The body, URL, redirects and timing stay on ``CourierResponse``.
     ///
     /// - Throws: ``CourierError/Kind/malformedResponse`` for a status outside 0...999, which
     ///   swift-http-types cannot hold; what ``HTTPTypes/HTTPFields/init(_:)`` throws.
-    public init(_ response: Response) throws(CourierError) {
+    public init(_ response: CourierResponse) throws(CourierError) {
         guard (0...999).contains(response.status) else {
             throw CourierError(
                 .malformedResponse, "The status \(response.status) is outside 0...999 and has no swift-http-types form.", url: response.url,
@@ -113,7 +113,7 @@ extension HTTPTypes.HTTPResponse {
     }
 }
 
-extension Response {
+extension CourierResponse {
     /// A response for Courier built from swift-http-types' `response`, with its body and the
     /// URL it answers.
     public init(_ response: HTTPTypes.HTTPResponse, body: Data = Data(), url: URL) {

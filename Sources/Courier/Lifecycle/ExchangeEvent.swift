@@ -3,10 +3,10 @@
 ///
 /// ``request`` is the request exactly as sent, with the credentials and cookies Courier
 /// added; show it through ``redactedRequestHeaders`` and ``redactedResponseHeaders``, which
-/// hide ``Headers/alwaysRedacted`` and the request's ``HTTPRequest/sensitiveHeaders``.
+/// hide ``Headers/alwaysRedacted`` and the request's ``CourierHTTPRequest/sensitiveHeaders``.
 public struct ExchangeEvent: Sendable {
     /// The request as sent.
-    public var request: HTTPRequest
+    public var request: CourierHTTPRequest
     /// The response status, once the head arrived.
     public var status: Int?
     /// The response reason phrase, once the head arrived.
@@ -14,12 +14,12 @@ public struct ExchangeEvent: Sendable {
     /// The response headers, once the head arrived.
     public var responseHeaders: Headers?
     /// The version of HTTP the response arrived over, once the head arrived.
-    public var protocolVersion: Response.ProtocolVersion?
+    public var protocolVersion: CourierResponse.ProtocolVersion?
 
     /// Creates an event.
     public init(
-        request: HTTPRequest, status: Int? = nil, reasonPhrase: String? = nil, responseHeaders: Headers? = nil,
-        protocolVersion: Response.ProtocolVersion? = nil
+        request: CourierHTTPRequest, status: Int? = nil, reasonPhrase: String? = nil, responseHeaders: Headers? = nil,
+        protocolVersion: CourierResponse.ProtocolVersion? = nil
     ) {
         self.request = request
         self.status = status

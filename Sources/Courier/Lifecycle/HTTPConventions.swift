@@ -8,7 +8,7 @@ enum HTTPConventions {
 
     /// `http.request.method`: the method's name when RFC 9110 or RFC 5789 defines it, else
     /// `_OTHER`, so that a hostile method cannot multiply metric series or span names.
-    static func method(_ method: HTTPMethod) -> String {
+    static func method(_ method: CourierHTTPMethod) -> String {
         standardMethods.contains(method.rawValue) ? method.rawValue : "_OTHER"
     }
 

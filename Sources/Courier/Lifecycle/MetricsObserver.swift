@@ -107,7 +107,7 @@ public struct MetricsObserver: RequestObserver {
     }
 
     /// The dimensions every metric carries: method, server and scheme.
-    static func target(of request: HTTPRequest) -> [(String, String)] {
+    static func target(of request: CourierHTTPRequest) -> [(String, String)] {
         [
             ("http.request.method", HTTPConventions.method(request.method)),
             ("server.address", request.url.host ?? ""),
@@ -117,7 +117,7 @@ public struct MetricsObserver: RequestObserver {
     }
 
     /// The body's size: the bytes delivered, or `Content-Length` when none were collected.
-    static func bodySize(of response: Response) -> Int? {
+    static func bodySize(of response: CourierResponse) -> Int? {
         if !response.body.isEmpty { return response.body.count }
         return response.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
     }

@@ -36,13 +36,13 @@ extension RequestObserver {
 /// What an observer is told about a request.
 public struct RequestEvent: Sendable {
     /// The request.
-    public var request: HTTPRequest
+    public var request: CourierHTTPRequest
     /// The state now.
     public var state: RequestState
     /// The state before the latest transition.
     public var previousState: RequestState
     /// The response, once there is one.
-    public var response: Response?
+    public var response: CourierResponse?
     /// The error, when the request failed or was cancelled.
     public var error: (any Error)?
     /// When the request started.

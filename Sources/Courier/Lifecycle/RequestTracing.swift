@@ -24,7 +24,7 @@ struct RequestTracing: Sendable {
     }
 
     /// Starts the span of a request, a child of the task's current context.
-    func startRequest(_ request: HTTPRequest) -> any Span {
+    func startRequest(_ request: CourierHTTPRequest) -> any Span {
         let span = tracer.startSpan(Self.spanName(request), context: InstrumentationContext.current ?? .topLevel, ofKind: .client)
         Self.describe(request, on: span)
         return span
@@ -32,7 +32,7 @@ struct RequestTracing: Sendable {
 
     /// Starts the span of one message of a request (`resend` counts the messages before it)
     /// and puts its context into the message's fields.
-    func startMessage(_ request: inout HTTPRequest, resend: Int) -> any Span {
+    func startMessage(_ request: inout CourierHTTPRequest, resend: Int) -> any Span {
         let span = tracer.startSpan(Self.spanName(request), context: InstrumentationContext.current ?? .topLevel, ofKind: .client)
         Self.describe(request, on: span)
         if resend > 0 { span.attributes["http.request.resend_count"] = resend }
@@ -41,7 +41,7 @@ struct RequestTracing: Sendable {
     }
 
     /// Ends `span` with the response, or the error, it came to.
-    static func end(_ span: any Span, status: Int?, source: Response.Source? = nil, error: (any Error)? = nil) {
+    static func end(_ span: any Span, status: Int?, source: CourierResponse.Source? = nil, error: (any Error)? = nil) {
         if let status {
             span.attributes["http.response.status_code"] = status
             if status >= 400 {
@@ -59,14 +59,14 @@ struct RequestTracing: Sendable {
     }
 
     /// The method, or `HTTP` for one outside the conventions' list.
-    private static func spanName(_ request: HTTPRequest) -> String {
+    private static func spanName(_ request: CourierHTTPRequest) -> String {
         let name = HTTPConventions.method(request.method)
         return name == "_OTHER" ? "HTTP" : name
     }
 
     /// The request's attributes: method, server, and the URL without user information and
     /// with the values of its query replaced, since they often hold keys and tokens.
-    private static func describe(_ request: HTTPRequest, on span: any Span) {
+    private static func describe(_ request: CourierHTTPRequest, on span: any Span) {
         let method = HTTPConventions.method(request.method)
         let url = request.url
         span.attributes["http.request.method"] = method

@@ -1,13 +1,13 @@
 /// A set of requests sent together, at most ``maximumConcurrency`` at a time
 /// (YTKBatchRequest and AFNetworking's batches).
 ///
-/// Requests of different response types go in one batch; each ``add(_:)-(Request<Value>)`` returns an entry
+/// Requests of different response types go in one batch; each ``add(_:)-(CourierRequest<Value>)`` returns an entry
 /// that reads its typed result back:
 ///
 /// ```swift
 /// var batch = Batch(mode: .failFast, maximumConcurrency: 4)
-/// let user = batch.add(Request<User>(path: "/users/1"))
-/// let avatar = batch.add(Request<Data>(path: "/users/1/avatar"))
+/// let user = batch.add(CourierRequest<User>(path: "/users/1"))
+/// let avatar = batch.add(CourierRequest<Data>(path: "/users/1/avatar"))
 /// let results = try await client.run(batch)
 /// let name = try results.value(for: user).name
 /// let bytes = try results.value(for: avatar)
@@ -36,7 +36,7 @@ public struct Batch: Sendable {
     /// within the run and returns its decoded value.
     struct Segment: Sendable {
         let count: Int
-        let send: @Sendable (Client, Int) async throws -> any Sendable
+        let send: @Sendable (CourierClient, Int) async throws -> any Sendable
     }
 
     /// Creates an empty batch.
@@ -51,7 +51,7 @@ public struct Batch: Sendable {
 
     /// Adds `request` and returns the entry that reads its result.
     @discardableResult
-    public mutating func add<Value>(_ request: Request<Value>) -> BatchEntry<Value> {
+    public mutating func add<Value>(_ request: CourierRequest<Value>) -> BatchEntry<Value> {
         segments.append(Segment(count: 1) { client, _ in try await client.send(request) })
         count += 1
         return BatchEntry(index: count - 1)
@@ -65,13 +65,13 @@ public struct Batch: Sendable {
     ///
     /// ```swift
     /// var batch = Batch(mode: .settle, maximumConcurrency: 16)
-    /// let pages = batch.add(count: 20_000) { Request<Data>(path: "/pages/\($0)") }
+    /// let pages = batch.add(count: 20_000) { CourierRequest<Data>(path: "/pages/\($0)") }
     /// let results = try await client.run(batch)
     /// let first = try results.value(for: pages[0])
     /// ```
     @discardableResult
     public mutating func add<Value>(
-        count: Int, _ makeRequest: @escaping @Sendable (Int) -> Request<Value>
+        count: Int, _ makeRequest: @escaping @Sendable (Int) -> CourierRequest<Value>
     ) -> [BatchEntry<Value>] {
         guard count > 0 else { return [] }
         let start = self.count

@@ -5,10 +5,10 @@
 /// let chain = Chain { history in
 ///     switch history.count {
 ///     case 0:
-///         return .send(Request<Session>(method: .post, path: "/login"))
+///         return .send(CourierRequest<Session>(method: .post, path: "/login"))
 ///     case 1:
 ///         let session: Session = try history[0].value()
-///         var request = Request<[Order]>(path: "/orders")
+///         var request = CourierRequest<[Order]>(path: "/orders")
 ///         request.headers.add(name: "Authorization", value: "Bearer \(session.token)")
 ///         return .send(request)
 ///     default:
@@ -43,7 +43,7 @@ public struct ChainStep: Sendable {
     let action: Action
 
     /// Sends one request; if it fails, the chain stops with its error.
-    public static func send<Value>(_ request: Request<Value>) -> ChainStep {
+    public static func send<Value>(_ request: CourierRequest<Value>) -> ChainStep {
         var batch = Batch(mode: .failFast, maximumConcurrency: 1)
         batch.add(request)
         return ChainStep(action: .send(batch))

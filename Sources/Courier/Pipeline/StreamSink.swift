@@ -25,7 +25,7 @@ final class StreamSink<Result: Sendable>: Sendable {
     var hasStarted: Bool { state.withLockedValue { $0.hasStarted } }
 
     /// Validates `streamed` and hands it to the reader; returns its head for the interceptors.
-    func consume(_ streamed: StreamedResponse) async throws -> Response {
+    func consume(_ streamed: StreamedResponse) async throws -> CourierResponse {
         for validator in validators { try validator.validate(streamed.headWithCollectedBody) }
         state.withLockedValue { $0.hasStarted = true }
         let result = try await reader(streamed)
@@ -35,7 +35,7 @@ final class StreamSink<Result: Sendable>: Sendable {
 
     /// What the reader returned; when no response reached it (an interceptor answered
     /// itself), it reads `response` first.
-    func result(answering response: Response) async throws -> Result {
+    func result(answering response: CourierResponse) async throws -> Result {
         if let result = state.withLockedValue({ $0.result }) { return result }
         _ = try await consume(StreamedResponse(whole: response))
         return state.withLockedValue { $0.result }!

@@ -3,7 +3,7 @@
 /// Whatever the policy, Courier follows redirects safely: 301, 302 and 303 turn a POST into a
 /// GET without body (303 turns every method but HEAD into GET); 307 and 308 keep the method and
 /// body. When a redirect changes scheme, host or port, `Authorization`, `Cookie`,
-/// `Proxy-Authorization` and the request's ``Request/sensitiveHeaders`` are removed and stay
+/// `Proxy-Authorization` and the request's ``CourierRequest/sensitiveHeaders`` are removed and stay
 /// removed for the rest of the chain, even if it comes back to the first origin.
 public struct RedirectPolicy: Sendable, Hashable {
     /// The most redirects followed before ``CourierError/Kind/tooManyRedirects``; 0 delivers the

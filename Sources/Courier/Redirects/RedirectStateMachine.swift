@@ -10,7 +10,7 @@ package struct RedirectStateMachine {
         /// Deliver the response as it is.
         case deliver
         /// Send this request next.
-        case follow(HTTPRequest)
+        case follow(CourierHTTPRequest)
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -24,12 +24,12 @@ package struct RedirectStateMachine {
     /// not redirected pay nothing for loop detection.
     private var visited: Set<String> = []
 
-    init(policy: RedirectPolicy, request: HTTPRequest) {
+    init(policy: RedirectPolicy, request: CourierHTTPRequest) {
         self.policy = policy
     }
 
     /// Called with each response; returns what to do next.
-    mutating func next(status: Int, location: String?, request: HTTPRequest) throws(CourierError) -> Action {
+    mutating func next(status: Int, location: String?, request: CourierHTTPRequest) throws(CourierError) -> Action {
         guard policy.follows, RedirectStateMachine.redirectStatuses.contains(status),
             let location, !location.isEmpty
         else { return .deliver }
@@ -131,7 +131,7 @@ package struct RedirectStateMachine {
         byte >= 65 && byte <= 90 ? byte | 0x20 : byte
     }
 
-    private static func key(_ method: HTTPMethod, _ url: URL) -> String {
+    private static func key(_ method: CourierHTTPMethod, _ url: URL) -> String {
         var text = url.absoluteString
         if let hash = text.firstIndex(of: "#") { text = String(text[..<hash]) }
         return method.rawValue + " " + text

@@ -20,7 +20,7 @@ public enum CachePolicy: Sendable, Hashable {
     /// Use a stored response whatever its age, or answer `504`; never touch the network.
     case onlyIfCached
     /// Deliver the stored response at once, then the network's (MKNetworkKit's alwaysLoad):
-    /// ``Client/cachedThenFresh(_:)`` delivers both; `send` and `response(for:)` return only
+    /// ``CourierClient/cachedThenFresh(_:)`` delivers both; `send` and `response(for:)` return only
     /// the network's, validated with the stored response's validators as ``noCache`` does.
     case cachedThenFresh
 }

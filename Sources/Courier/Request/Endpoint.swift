@@ -20,15 +20,15 @@ public protocol Endpoint: Sendable {
     /// The path, joined to the client's base URL, or an absolute URL.
     var path: String { get }
     /// The method; GET by default.
-    var method: HTTPMethod { get }
+    var method: CourierHTTPMethod { get }
     /// The arguments; none by default.
-    var parameters: Parameters? { get }
+    var parameters: CourierParameters? { get }
     /// Where the arguments go; `.automatic` by default.
     var parameterEncoding: ParameterEncoding { get }
     /// Extra headers; none by default.
     var headers: Headers { get }
     /// The body; none by default.
-    var body: RequestBody? { get }
+    var body: CourierRequestBody? { get }
     /// Whether to use the CDN URL; `false` by default.
     var usesCDN: Bool { get }
     /// The total time allowed; the client's by default.
@@ -36,23 +36,23 @@ public protocol Endpoint: Sendable {
     /// The validators; a 2xx status by default.
     var validators: [ResponseValidator] { get }
     /// Decodes the value from a validated response.
-    func decode(_ response: Response, decoder: JSONDecoder) throws -> Value
+    func decode(_ response: CourierResponse, decoder: JSONDecoder) throws -> Value
     /// Builds the request; the default uses the requirements above.
-    func makeRequest() -> Request<Value>
+    func makeRequest() -> CourierRequest<Value>
 }
 
 extension Endpoint {
-    public var method: HTTPMethod { .get }
-    public var parameters: Parameters? { nil }
+    public var method: CourierHTTPMethod { .get }
+    public var parameters: CourierParameters? { nil }
     public var parameterEncoding: ParameterEncoding { .automatic }
     public var headers: Headers { Headers() }
-    public var body: RequestBody? { nil }
+    public var body: CourierRequestBody? { nil }
     public var usesCDN: Bool { false }
     public var timeout: Duration? { nil }
     public var validators: [ResponseValidator] { [.statusCode(200..<300)] }
 
-    public func makeRequest() -> Request<Value> {
-        var request = Request<Value>(method: method, path: path) { response, decoder in
+    public func makeRequest() -> CourierRequest<Value> {
+        var request = CourierRequest<Value>(method: method, path: path) { response, decoder in
             try self.decode(response, decoder: decoder)
         }
         request.parameters = parameters
@@ -67,11 +67,11 @@ extension Endpoint {
 }
 
 extension Endpoint where Value: Decodable {
-    public func decode(_ response: Response, decoder: JSONDecoder) throws -> Value {
-        try Request<Value>(path: path).decode(response, decoder)
+    public func decode(_ response: CourierResponse, decoder: JSONDecoder) throws -> Value {
+        try CourierRequest<Value>(path: path).decode(response, decoder)
     }
 }
 
-extension Endpoint where Value == Response {
-    public func decode(_ response: Response, decoder: JSONDecoder) throws -> Value { response }
+extension Endpoint where Value == CourierResponse {
+    public func decode(_ response: CourierResponse, decoder: JSONDecoder) throws -> Value { response }
 }

@@ -9,17 +9,17 @@
 public struct ResponseValidator: Sendable {
     /// A short name used in error messages.
     public let name: String
-    private let check: @Sendable (Response) throws -> Void
+    private let check: @Sendable (CourierResponse) throws -> Void
 
     /// A custom validator. Throw any error to reject the response; it is wrapped in a
     /// ``CourierError`` that keeps the response and your error.
-    public init(name: String, _ check: @escaping @Sendable (Response) throws -> Void) {
+    public init(name: String, _ check: @escaping @Sendable (CourierResponse) throws -> Void) {
         self.name = name
         self.check = check
     }
 
     /// Runs the check.
-    public func validate(_ response: Response) throws(CourierError) {
+    public func validate(_ response: CourierResponse) throws(CourierError) {
         do {
             try check(response)
         } catch let error as CourierError {

@@ -13,9 +13,9 @@ final class Scheduler: Sendable {
         var state: SchedulerState
         var waiters: [UInt64: Waiter] = [:]
         /// The ticket a request is waiting with, for priority changes.
-        var ticketsByRequest: [RequestID: UInt64] = [:]
+        var ticketsByRequest: [CourierRequestID: UInt64] = [:]
         /// The request a waiting ticket belongs to: the reverse of ``ticketsByRequest``.
-        var requestsByTicket: [UInt64: RequestID] = [:]
+        var requestsByTicket: [UInt64: CourierRequestID] = [:]
         var nextTicket: UInt64 = 0
         var observers: [UInt64: AsyncStream<Activity>.Continuation] = [:]
         var nextObserver: UInt64 = 0
@@ -45,7 +45,7 @@ final class Scheduler: Sendable {
 
     /// Waits for a slot for `host`; throws `CancellationError` when the task is cancelled
     /// while waiting.
-    nonisolated(nonsending) func acquire(host: String, priority: RequestPriority, request: RequestID) async throws {
+    nonisolated(nonsending) func acquire(host: String, priority: RequestPriority, request: CourierRequestID) async throws {
         let (ticket, startsNow, activity) = locked.withLockedValue { locked in
             locked.nextTicket += 1
             let ticket = locked.nextTicket
@@ -108,7 +108,7 @@ final class Scheduler: Sendable {
     }
 
     /// Changes the priority of a request while it waits; no effect once it runs.
-    func changePriority(of request: RequestID, to priority: RequestPriority) {
+    func changePriority(of request: CourierRequestID, to priority: RequestPriority) {
         locked.withLockedValue { locked in
             guard let ticket = locked.ticketsByRequest[request] else { return }
             locked.state.changePriority(id: ticket, to: priority)

@@ -10,7 +10,7 @@ import Foundation
 /// request.body = try .multipart(form)
 /// ```
 ///
-/// Nothing is read when a file is added: ``RequestBody/multipart(_:)`` measures the files, and
+/// Nothing is read when a file is added: ``CourierRequestBody/multipart(_:)`` measures the files, and
 /// the request reads them in small pieces as it sends them.
 public struct MultipartForm: Sendable {
     enum Content: Sendable {

@@ -1,6 +1,6 @@
 /// How far a transfer has come: the bytes done and, when known, the bytes in all.
 ///
-/// Uploads report it through ``Request/uploadProgress`` and ``RequestHandle/uploadProgress``.
+/// Uploads report it through ``CourierRequest/uploadProgress`` and ``RequestHandle/uploadProgress``.
 /// Values arrive throttled, at most about every 100 ms or every 1 % of the total, and the
 /// last value of a transfer is always delivered.
 public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {

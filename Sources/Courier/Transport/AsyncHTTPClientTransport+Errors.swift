@@ -57,7 +57,7 @@ extension AsyncHTTPClientTransport {
             case .readTimeout, .writeTimeout:
                 return make(.timeout, "The server stopped sending or receiving data for longer than the read timeout; raise it for slow endpoints.")
             case .deadlineExceeded:
-                return make(.timeout, "The request did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); raise Request.timeout for slow endpoints.")
+                return make(.timeout, "The request did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); raise CourierRequest.timeout for slow endpoints.")
             case .remoteConnectionClosed:
                 return make(.connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.")
             case .bodyLengthMismatch, .identityCodingIncorrectlyPresent, .contentLengthMissing:

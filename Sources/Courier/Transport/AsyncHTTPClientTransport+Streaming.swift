@@ -5,7 +5,7 @@ import NIOHTTP1
 
 extension AsyncHTTPClientTransport {
     nonisolated(nonsending) public func stream<Result: Sendable>(
-        _ request: HTTPRequest,
+        _ request: CourierHTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
@@ -54,14 +54,14 @@ extension AsyncHTTPClientTransport {
             }
             var timing = Timing(start: start)
             timing.firstByte = firstByte
-            let response = Response(
+            let response = CourierResponse(
                 status: Int(head.status.code),
                 reasonPhrase: head.status.reasonPhrase,
                 headers: Headers(head.headers.map { ($0.name, $0.value) }),
                 url: url,
                 timing: timing,
                 request: request,
-                protocolVersion: Response.ProtocolVersion(head.version)
+                protocolVersion: CourierResponse.ProtocolVersion(head.version)
             )
             let pieces = ResponseBodyStream {
                 do {

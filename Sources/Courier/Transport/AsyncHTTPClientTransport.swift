@@ -81,7 +81,7 @@ public final class AsyncHTTPClientTransport: Transport {
         self.logger = logger
     }
 
-    public func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
+    public func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         let start = ContinuousClock.now
         let (ahcRequest, regions) = try makeRequest(request)
         let watch = watchdogs?.makeWatch()
@@ -107,7 +107,7 @@ public final class AsyncHTTPClientTransport: Transport {
         var timing = Timing(start: start)
         timing.firstByte = collected.firstByte
         timing.end = .now
-        return Response(
+        return CourierResponse(
             status: Int(collected.head.status.code),
             reasonPhrase: collected.head.status.reasonPhrase,
             headers: Headers(collected.head.headers.map { ($0.name, $0.value) }),
@@ -115,7 +115,7 @@ public final class AsyncHTTPClientTransport: Transport {
             url: request.url,
             timing: timing,
             request: request,
-            protocolVersion: Response.ProtocolVersion(collected.head.version)
+            protocolVersion: CourierResponse.ProtocolVersion(collected.head.version)
         )
     }
 
@@ -125,7 +125,7 @@ public final class AsyncHTTPClientTransport: Transport {
 
     /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
     /// the body goes out as file regions.
-    func makeRequest(_ request: HTTPRequest) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
+    func makeRequest(_ request: CourierHTTPRequest) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
@@ -310,7 +310,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     private func tooLarge() -> CourierError {
         CourierError(
             .responseTooLarge,
-            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
+            "The response body is larger than the \(limit)-byte limit; raise CourierRequest.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
             url: url
         )
     }

@@ -13,7 +13,7 @@ import NIOPosix
 /// from the loop that owns the connection whenever the two differ: a cross-thread wake-up for
 /// the head, the body and the end of a response. So every request names a loop:
 /// - a caller on one of the loops (a task whose executor preference is the loop, see
-///   ``Client/makeTaskExecutor()``) sends through the instance whose only loop is its own,
+///   ``CourierClient/makeTaskExecutor()``) sends through the instance whose only loop is its own,
 ///   which owns connections on that loop alone: the connection, the callbacks and the resumed
 ///   caller share one thread. Each such instance keeps its own pool, under the same per-host
 ///   limit.

@@ -1,6 +1,6 @@
 import NIOHTTP1
 
-extension Response.ProtocolVersion {
+extension CourierResponse.ProtocolVersion {
     /// The version of a response head decoded by NIO (AsyncHTTPClient reports HTTP/2 heads as
     /// version 2.0).
     init(_ version: NIOHTTP1.HTTPVersion) {

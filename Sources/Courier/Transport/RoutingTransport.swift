@@ -1,6 +1,6 @@
 import Foundation
 
-/// The transport a ``Client`` makes for itself: AsyncHTTPClient for http, and for https hosts
+/// The transport a ``CourierClient`` makes for itself: AsyncHTTPClient for http, and for https hosts
 /// under the default TLS settings; ``ChannelTransport`` for https hosts with TLS settings of
 /// their own (custom roots, pins, a client certificate).
 ///
@@ -20,7 +20,7 @@ final class RoutingTransport: Transport {
         self.isProxied = configuration.proxy != nil
     }
 
-    func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
+    func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         if let settings = try settings(for: request.url) {
             return try await secured.send(request, settings: settings, deadline: deadline)
         }
@@ -32,7 +32,7 @@ final class RoutingTransport: Transport {
     }
 
     nonisolated(nonsending) func stream<Result: Sendable>(
-        _ request: HTTPRequest,
+        _ request: CourierHTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {

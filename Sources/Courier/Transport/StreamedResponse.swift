@@ -2,24 +2,24 @@ import Foundation
 
 /// A response whose head has arrived and whose body is read piece by piece.
 ///
-/// ``Client/stream(_:body:)-(HTTPRequest,_)`` (and its typed variant) and
+/// ``CourierClient/stream(_:body:)-(CourierHTTPRequest,_)`` (and its typed variant) and
 /// ``Transport/stream(_:deadline:body:)`` hand one to their closure. The body is paced by its reader: the transport stops reading from the network
 /// while a bounded amount (the built-in transport holds at most about 512 KiB) waits to be
 /// taken, so a body of any size costs a bounded amount of memory.
 public struct StreamedResponse: Sendable {
-    /// The status, headers, URL and timing; its ``Response/body`` is empty.
-    public var head: Response
+    /// The status, headers, URL and timing; its ``CourierResponse/body`` is empty.
+    public var head: CourierResponse
     /// The body, in pieces as they arrive.
     public var body: ResponseBodyStream
 
     /// Creates a streamed response; custom transports use this.
-    public init(head: Response, body: ResponseBodyStream) {
+    public init(head: CourierResponse, body: ResponseBodyStream) {
         self.head = head
         self.body = body
     }
 
     /// A response that arrived whole, its body handed over as one piece.
-    init(whole response: consuming Response) {
+    init(whole response: consuming CourierResponse) {
         let bytes = response.body
         var head = consume response
         head.body = Data()
@@ -28,7 +28,7 @@ public struct StreamedResponse: Sendable {
 
     /// The head with the whole body, read up to `maximumBytes`; see
     /// ``ResponseBodyStream/collect(upTo:)``.
-    public consuming func collected(upTo maximumBytes: Int) async throws -> Response {
+    public consuming func collected(upTo maximumBytes: Int) async throws -> CourierResponse {
         // Changed in place: a response handed over whole is not copied.
         head.body = try await body.collect(upTo: maximumBytes)
         if head.timing.end == nil { head.timing.end = .now }
@@ -36,7 +36,7 @@ public struct StreamedResponse: Sendable {
     }
 
     /// The head, with the body too when the transport had already collected it.
-    var headWithCollectedBody: Response {
+    var headWithCollectedBody: CourierResponse {
         guard let bytes = body.collectedBytes else { return head }
         var response = head
         response.body = bytes
@@ -114,7 +114,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     static func tooLarge(_ limit: Int) -> CourierError {
         CourierError(
             .responseTooLarge,
-            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or stream it with Client.stream(_:body:) or Client.download(_:to:options:)."
+            "The response body is larger than the \(limit)-byte limit; raise CourierRequest.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or stream it with CourierClient.stream(_:body:) or CourierClient.download(_:to:options:)."
         )
     }
 

@@ -11,14 +11,14 @@ import Foundation
 /// piece.
 public protocol Transport: Sendable {
     /// Sends `request` once and collects the response body, up to
-    /// ``HTTPRequest/maximumBodySize`` bytes.
+    /// ``CourierHTTPRequest/maximumBodySize`` bytes.
     ///
     /// - Parameters:
     ///   - request: the request, ready for the wire.
     ///   - deadline: the instant by which the exchange must finish, or `nil`.
     /// - Throws: ``CourierError``; cancelling the calling task cancels the exchange and frees
     ///   its connection.
-    func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response
+    func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse
 
     /// Sends `request` once and hands the response to `body` as soon as its head has arrived,
     /// with the body still to be read; the exchange ends when `body` returns.
@@ -33,7 +33,7 @@ public protocol Transport: Sendable {
     /// - Throws: ``CourierError``, or what `body` throws; cancelling the calling task cancels
     ///   the exchange.
     nonisolated(nonsending) func stream<Result: Sendable>(
-        _ request: HTTPRequest,
+        _ request: CourierHTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result
@@ -45,9 +45,9 @@ public protocol Transport: Sendable {
 extension Transport {
     /// Sends `request` with ``send(_:deadline:)`` and hands the collected body to `body` as
     /// one piece: a transport that cannot stream still serves every request, within
-    /// ``HTTPRequest/maximumBodySize``.
+    /// ``CourierHTTPRequest/maximumBodySize``.
     nonisolated(nonsending) public func stream<Result: Sendable>(
-        _ request: HTTPRequest,
+        _ request: CourierHTTPRequest,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {

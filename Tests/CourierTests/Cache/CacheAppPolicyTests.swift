@@ -60,8 +60,8 @@ struct CacheAppPolicyTests {
 
     @Test func responsesCanBeWrittenReadAndRemoved() async throws {
         try await withCache { server, client, _ in
-            let request = Request<Response>(path: "/saved")
-            let saved = Response(status: 200, headers: ["Cache-Control": "max-age=60"], body: Data("saved".utf8), url: server.url("/saved"))
+            let request = CourierRequest<CourierResponse>(path: "/saved")
+            let saved = CourierResponse(status: 200, headers: ["Cache-Control": "max-age=60"], body: Data("saved".utf8), url: server.url("/saved"))
             try await client.storeCachedResponse(saved, for: request)
             let cached = try #require(try await client.cachedResponse(for: request))
             #expect(cached.bodyText == "saved")

@@ -54,7 +54,7 @@ struct CacheControlTests {
         (Headers(), false),
     ])
     func pragmaCountsOnlyWithoutCacheControl(headers: Headers, noCache: Bool) {
-        let request = HTTPRequest(method: .get, url: URL(string: "http://a.test/")!, headers: headers)
+        let request = CourierHTTPRequest(method: .get, url: URL(string: "http://a.test/")!, headers: headers)
         #expect(RequestDirectives(request).noCache == noCache)
     }
 }

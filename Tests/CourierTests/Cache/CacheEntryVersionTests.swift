@@ -6,14 +6,14 @@ import Testing
 
 @Suite("Cache entries keep the protocol version; entries without one read as HTTP/1.1")
 struct CacheEntryVersionTests {
-    private func entry(_ version: Response.ProtocolVersion) -> CacheEntry {
+    private func entry(_ version: CourierResponse.ProtocolVersion) -> CacheEntry {
         var entry = sampleEntry(key: "https://example.test/version", tags: ["a": "1"])
         entry.protocolVersion = version
         return entry
     }
 
-    @Test("a disk entry reads back with its version", arguments: [Response.ProtocolVersion.http10, .http11, .http2])
-    func diskRoundTrip(version: Response.ProtocolVersion) throws {
+    @Test("a disk entry reads back with its version", arguments: [CourierResponse.ProtocolVersion.http10, .http11, .http2])
+    func diskRoundTrip(version: CourierResponse.ProtocolVersion) throws {
         let file = try DiskEntryFormat.encode(entry(version), storedAt: 7)
         let decoded = try #require(DiskEntryFormat.decode(file))
         #expect(decoded.entry == entry(version))

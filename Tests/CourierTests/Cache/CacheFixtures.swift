@@ -32,7 +32,7 @@ func withCachingClient<T>(
     now: ManualNow = ManualNow(),
     storage: any CacheStorage = MemoryCacheStorage(),
     configure: (inout ClientConfiguration) -> Void = { _ in },
-    _ body: (Client, ManualNow) async throws -> T
+    _ body: (CourierClient, ManualNow) async throws -> T
 ) async throws -> T {
     try await withClient(server) { configuration in
         var cache = CacheConfiguration(storage: storage)
@@ -48,7 +48,7 @@ func withCachingClient<T>(
 /// runs `body`, and stops both.
 func withCache<T>(
     configure: (inout ClientConfiguration) -> Void = { _ in },
-    _ body: (TestServer, Client, ManualNow) async throws -> T
+    _ body: (TestServer, CourierClient, ManualNow) async throws -> T
 ) async throws -> T {
     try await withServer { server in
         try await withCachingClient(server, configure: configure) { client, now in try await body(server, client, now) }
@@ -65,10 +65,10 @@ func cacheable(_ items: [(String, String)], key: String = #function) -> String {
 
 /// Sends a GET for `path` with `policy` and `headers`, accepting any status.
 func fetch(
-    _ client: Client, _ path: String, policy: CachePolicy = .default, headers: Headers = Headers(),
-    method: HTTPMethod = .get, appPolicy: AppCachePolicy? = nil
-) async throws -> Response {
-    var request = Request<Response>(method: method, path: path)
+    _ client: CourierClient, _ path: String, policy: CachePolicy = .default, headers: Headers = Headers(),
+    method: CourierHTTPMethod = .get, appPolicy: AppCachePolicy? = nil
+) async throws -> CourierResponse {
+    var request = CourierRequest<CourierResponse>(method: method, path: path)
     request.cachePolicy = policy
     request.headers = headers
     request.validators = []
@@ -76,7 +76,7 @@ func fetch(
     return try await client.send(request)
 }
 
-extension Response {
+extension CourierResponse {
     /// The body as text (`hit N` from `/cacheable`).
     var bodyText: String { String(decoding: body, as: UTF8.self) }
 }

@@ -60,15 +60,15 @@ struct CacheModesIntegrationTests {
     @Test func cachedThenFreshDeliversTheStoredResponseThenTheNetworks() async throws {
         try await withCache { server, client, now in
             let path = cacheable([("cc", "max-age=10"), ("etag", "v1")])
-            var sources: [Response.Source] = []
-            for try await response in client.cachedThenFresh(Request<Response>(path: path)) { sources.append(response.source) }
+            var sources: [CourierResponse.Source] = []
+            for try await response in client.cachedThenFresh(CourierRequest<CourierResponse>(path: path)) { sources.append(response.source) }
             #expect(sources == [.network])
             sources = []
-            for try await response in client.cachedThenFresh(Request<Response>(path: path)) { sources.append(response.source) }
+            for try await response in client.cachedThenFresh(CourierRequest<CourierResponse>(path: path)) { sources.append(response.source) }
             #expect(sources == [.cache, .revalidated])
             now.advance(100)
             sources = []
-            for try await response in client.cachedThenFresh(Request<Response>(path: path)) { sources.append(response.source) }
+            for try await response in client.cachedThenFresh(CourierRequest<CourierResponse>(path: path)) { sources.append(response.source) }
             #expect(sources == [.stale, .revalidated])
         }
     }
@@ -77,7 +77,7 @@ struct CacheModesIntegrationTests {
         try await withCache { server, client, _ in
             let path = cacheable([("cc", "max-age=60")])
             _ = try await fetch(client, path)
-            let last = try await client.cachedThenFresh(Request<Response>(path: path)).last()
+            let last = try await client.cachedThenFresh(CourierRequest<CourierResponse>(path: path)).last()
             #expect(last.source == .network)
             #expect(last.bodyText == "hit 2")
             #expect(try await fetch(client, path, policy: .cachedThenFresh).bodyText == "hit 3")
@@ -90,7 +90,7 @@ struct CacheModesIntegrationTests {
                 #expect(try await fetch(client, "/get", policy: .onlyIfCached).status == 504)
                 let error = await courierError { try await client.removeAllCachedResponses() }
                 #expect(error?.kind == .cacheUnavailable)
-                let sources = try await client.cachedThenFresh(Request<Response>(path: "/get")).reduce(into: [Response.Source]()) { $0.append($1.source) }
+                let sources = try await client.cachedThenFresh(CourierRequest<CourierResponse>(path: "/get")).reduce(into: [CourierResponse.Source]()) { $0.append($1.source) }
                 #expect(sources == [.network])
             }
         }

@@ -7,12 +7,12 @@ import Testing
 struct CacheRulesTests {
     static let url = URL(string: "http://a.test/r")!
 
-    static func request(_ method: HTTPMethod = .get, _ fields: [(String, String)] = []) -> HTTPRequest {
-        HTTPRequest(method: method, url: url, headers: Headers(fields))
+    static func request(_ method: CourierHTTPMethod = .get, _ fields: [(String, String)] = []) -> CourierHTTPRequest {
+        CourierHTTPRequest(method: method, url: url, headers: Headers(fields))
     }
 
     /// (method, status, response fields, request fields, storable)
-    static let storable: [(HTTPMethod, Int, [(String, String)], [(String, String)], Bool)] = [
+    static let storable: [(CourierHTTPMethod, Int, [(String, String)], [(String, String)], Bool)] = [
         (.get, 200, [], [], true),
         (.head, 200, [("Cache-Control", "max-age=60")], [], false),
         (.post, 200, [("Cache-Control", "max-age=60")], [], false),
@@ -33,7 +33,7 @@ struct CacheRulesTests {
     ]
 
     @Test(arguments: storable)
-    func storability(method: HTTPMethod, status: Int, response: [(String, String)], request: [(String, String)], storable: Bool) {
+    func storability(method: CourierHTTPMethod, status: Int, response: [(String, String)], request: [(String, String)], storable: Bool) {
         let stored = Storability.canStore(
             status: status, headers: Headers(response), request: Self.request(method, request), fixedLifetime: false
         )
@@ -63,13 +63,13 @@ struct CacheRulesTests {
         #expect(merged["X-B"] == nil)
     }
 
-    static let invalidating: [(HTTPMethod, Int, Bool)] = [
+    static let invalidating: [(CourierHTTPMethod, Int, Bool)] = [
         (.post, 200, true), (.put, 204, true), (.delete, 302, true), (.patch, 200, true),
         (.post, 404, false), (.post, 500, false), (.get, 200, false), (.head, 200, false), (.options, 200, false),
     ]
 
     @Test(arguments: invalidating)
-    func invalidatingResponses(method: HTTPMethod, status: Int, invalidates: Bool) {
+    func invalidatingResponses(method: CourierHTTPMethod, status: Int, invalidates: Bool) {
         #expect(Storability.invalidates(method: method, status: status) == invalidates)
     }
 

@@ -71,8 +71,8 @@ struct CacheValidationIntegrationTests {
     @Test func aChangedResourceReplacesTheStoredOne() async throws {
         try await withCache { server, client, _ in
             let path = cacheable([("cc", "max-age=0"), ("etag", "v2")])
-            let request = Request<Response>(path: path)
-            let old = Response(status: 200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0"], body: Data("old".utf8), url: server.url(path))
+            let request = CourierRequest<CourierResponse>(path: path)
+            let old = CourierResponse(status: 200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0"], body: Data("old".utf8), url: server.url(path))
             try await client.storeCachedResponse(old, for: request)
             let fresh = try await fetch(client, path)
             #expect(fresh.source == .network)

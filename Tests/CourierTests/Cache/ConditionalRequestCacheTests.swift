@@ -101,8 +101,8 @@ struct ConditionalRequestCacheTests {
         try await withCache { server, client, now in
             // The origin's tag is now v2; the application and the cache both hold v1.
             let stored = cacheable([("cc", "max-age=10"), ("etag", "v2")])
-            let request = Request<Response>(path: stored)
-            let old = Response(
+            let request = CourierRequest<CourierResponse>(path: stored)
+            let old = CourierResponse(
                 status: 200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=10", "Date": now.http()], body: Data("old".utf8),
                 url: server.url(stored))
             try await client.storeCachedResponse(old, for: request)

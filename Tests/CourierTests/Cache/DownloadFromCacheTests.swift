@@ -10,9 +10,9 @@ import Testing
 struct DownloadFromCacheTests {
     /// Downloads `path` to `name` in `folder` with `request` changed by `change`.
     private func download(
-        _ client: Client, _ path: String, into folder: URL, name: String = "file.bin", change: (inout Request<Void>) -> Void = { _ in }
+        _ client: CourierClient, _ path: String, into folder: URL, name: String = "file.bin", change: (inout CourierRequest<Void>) -> Void = { _ in }
     ) async throws -> DownloadResult {
-        var request = Request<Void>(path: path)
+        var request = CourierRequest<Void>(path: path)
         change(&request)
         return try await client.download(request, to: .file(folder.appendingPathComponent(name)))
     }
@@ -24,7 +24,7 @@ struct DownloadFromCacheTests {
                 _ = try await fetch(client, path, headers: ["Range": "bytes=0-9999"])
                 let progress = Recorder<TransferProgress>()
                 let result = try await client.download(
-                    Request<Void>(path: path), to: .file(folder.appendingPathComponent("file.bin")),
+                    CourierRequest<Void>(path: path), to: .file(folder.appendingPathComponent("file.bin")),
                     options: DownloadOptions(progress: { progress.record($0) }))
                 #expect(result.response.status == 206)
                 #expect(try sha256(ofFileAt: result.fileURL) == sha256(ofGenerated: 30000, seed: 4))
@@ -162,7 +162,7 @@ struct DownloadFromCacheTests {
             try await withCache { server, client, _ in
                 let path = "/range/3000?seed=8&header=Cache-Control:max-age=600&header=Content-Disposition:attachment%3B%20filename%3Dreport.bin"
                 _ = try await fetch(client, path, headers: ["Range": "bytes=0-1499"])
-                let result = try await client.download(Request<Void>(path: path), to: .directory(folder))
+                let result = try await client.download(CourierRequest<Void>(path: path), to: .directory(folder))
                 #expect(result.fileURL.lastPathComponent == "report.bin")
                 #expect(result.response.status == 206)
                 #expect(try sha256(ofFileAt: result.fileURL) == sha256(ofGenerated: 3000, seed: 8))

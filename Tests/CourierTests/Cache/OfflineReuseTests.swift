@@ -13,7 +13,7 @@ struct OfflineReuseTests {
     /// stops the server, and runs `body` with the client and the path.
     private func offline(
         _ items: [(String, String)], key: String = #function, servesStale: Bool? = true, staleness: TimeInterval = 60,
-        _ body: (TestServer, Client, String) async throws -> Void
+        _ body: (TestServer, CourierClient, String) async throws -> Void
     ) async throws {
         try await withServer { server in
             try await withCachingClient(server, configure: { $0.cache?.policy.servesStaleWhenOffline = servesStale }) { client, now in
@@ -137,8 +137,8 @@ struct ImageFreshnessTests {
     @Test func aStoredImageStaysFreshForTheImageLifetime() async throws {
         try await withServer { server in
             try await withCachingClient(server, configure: { $0.cache?.policy.imageFreshness = Self.week }) { client, now in
-                let request = Request<Response>(path: "/image/png")
-                let image = Response(status: 200, headers: ["Content-Type": "image/png"], body: Data([0x89, 0x50]), url: server.url("/image/png"))
+                let request = CourierRequest<CourierResponse>(path: "/image/png")
+                let image = CourierResponse(status: 200, headers: ["Content-Type": "image/png"], body: Data([0x89, 0x50]), url: server.url("/image/png"))
                 try await client.storeCachedResponse(image, for: request)
                 now.advance(6 * 86_400)
                 #expect(try await client.cachedResponse(for: request)?.source == .cache)

@@ -73,8 +73,8 @@ struct RangeFromCacheTests {
 
     @Test func aContentCodedStoredBodyIsNotCut() async throws {
         try await withCache { server, client, _ in
-            let request = Request<Response>(path: "/cacheable?key=coded&cc=max-age=60")
-            let stored = Response(
+            let request = CourierRequest<CourierResponse>(path: "/cacheable?key=coded&cc=max-age=60")
+            let stored = CourierResponse(
                 status: 200, headers: ["Cache-Control": "max-age=60", "Content-Encoding": "gzip"], body: Data("decoded".utf8),
                 url: server.url("/cacheable?key=coded&cc=max-age=60"))
             try await client.storeCachedResponse(stored, for: request)
@@ -106,7 +106,7 @@ struct RangeFromCacheTests {
 
     /// The whole resource of `/range/100` as the server has it, read without a cache.
     private func resource(_ server: TestServer, _ path: String) async throws -> Data {
-        try await withClient(server) { client in try await client.send(Request<Response>(path: path)).body }
+        try await withClient(server) { client in try await client.send(CourierRequest<CourierResponse>(path: path)).body }
     }
 
     @Test func aPartTheServerSentIsStoredAndAnswersTheSameAndSmallerRanges() async throws {

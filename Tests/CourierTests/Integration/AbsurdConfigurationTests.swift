@@ -33,8 +33,8 @@ struct AbsurdConfigurationTests {
             var configuration = ClientConfiguration(baseURL: server.baseURL)
             change(&configuration)
             let error = await courierError {
-                try await Client.withClient(configuration: configuration) { client in
-                    _ = try await client.response(for: Request<Response>(path: "/get"))
+                try await CourierClient.withClient(configuration: configuration) { client in
+                    _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/get"))
                 }
             }
             #expect(error?.kind == .invalidConfiguration)
@@ -52,8 +52,8 @@ struct AbsurdConfigurationTests {
             configuration.limits.maximumConcurrentRequests = .max
             configuration.limits.maximumConnectionsPerHost = .max
             configuration.retryPolicy = .retries(.max)
-            let response = try await Client.withClient(configuration: configuration) { client in
-                try await client.response(for: Request<Response>(path: "/get"))
+            let response = try await CourierClient.withClient(configuration: configuration) { client in
+                try await client.response(for: CourierRequest<CourierResponse>(path: "/get"))
             }
             #expect(response.status == 200)
         }
@@ -63,11 +63,11 @@ struct AbsurdConfigurationTests {
     func requestValues(seconds: Int64) async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var timed = Request<Response>(path: "/get")
+                var timed = CourierRequest<CourierResponse>(path: "/get")
                 timed.timeout = .seconds(seconds)
                 let error = await courierError { _ = try await client.response(for: timed) }
                 #expect(error?.kind == .invalidConfiguration)
-                var limited = Request<Response>(path: "/get")
+                var limited = CourierRequest<CourierResponse>(path: "/get")
                 limited.maximumBodySize = Int(seconds) - 1
                 let limitError = await courierError { _ = try await client.response(for: limited) }
                 #expect(limitError?.kind == .invalidConfiguration)

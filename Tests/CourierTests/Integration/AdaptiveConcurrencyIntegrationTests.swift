@@ -6,12 +6,12 @@ import Testing
 @Suite("Adaptive limits against the in-process server")
 struct AdaptiveConcurrencyIntegrationTests {
     /// Sends `count` requests for `url` at once and returns the statuses the server answered.
-    static func burst(_ client: Client, _ url: String, count: Int) async throws -> [Int] {
+    static func burst(_ client: CourierClient, _ url: String, count: Int) async throws -> [Int] {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<count {
                 group.addTask {
                     do {
-                        return try await client.response(for: Request<Data>(path: "\(url)?i=\(index)")).status
+                        return try await client.response(for: CourierRequest<Data>(path: "\(url)?i=\(index)")).status
                     } catch let error as CourierError where error.kind == .validationFailed {
                         return error.response?.status ?? 0
                     }

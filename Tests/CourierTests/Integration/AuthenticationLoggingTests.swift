@@ -26,15 +26,15 @@ struct AuthenticationLoggingTests {
                 // The test routes take the expected password in their path, where the log shows
                 // it percent-encoded ("pa55%20w0rd%20secret"); the password itself must never appear.
                 for algorithm in ["MD5", "SHA-256-sess"] {
-                    var request = Request<Response>(method: .post, path: "/digest-auth/auth-int/ada/pa55%20w0rd%20secret/\(algorithm)")
+                    var request = CourierRequest<CourierResponse>(method: .post, path: "/digest-auth/auth-int/ada/pa55%20w0rd%20secret/\(algorithm)")
                     request.body = .text("body")
                     _ = try await client.send(request)
                 }
-                _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pa55%20w0rd%20secret"))
-                var bearer = Request<Response>(path: bearerServer.url("/bearer").absoluteString)
+                _ = try await client.send(CourierRequest<CourierResponse>(path: "/basic-auth/ada/pa55%20w0rd%20secret"))
+                var bearer = CourierRequest<CourierResponse>(path: bearerServer.url("/bearer").absoluteString)
                 bearer.query = [URLQueryItem(name: "token", value: "fresh/token+0xbeef")]  // logged as fresh%2Ftoken%2B0xbeef
                 _ = try await client.send(bearer)
-                var wrong = Request<Response>(path: "/basic-auth/ada/other")
+                var wrong = CourierRequest<CourierResponse>(path: "/basic-auth/ada/other")
                 wrong.validators = []
                 _ = await courierError { _ = try await client.send(wrong) }
             }

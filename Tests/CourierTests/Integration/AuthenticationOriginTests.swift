@@ -6,14 +6,14 @@ import Testing
 /// Credentials go only to the origin they were configured for, redirects included.
 @Suite("Authentication stays within its origin")
 struct AuthenticationOriginTests {
-    static func unvalidated(_ url: URL) -> Request<Response> {
-        var request = Request<Response>(path: url.absoluteString)
+    static func unvalidated(_ url: URL) -> CourierRequest<CourierResponse> {
+        var request = CourierRequest<CourierResponse>(path: url.absoluteString)
         request.validators = []
         return request
     }
 
     /// `server`'s `/redirect-to` with `target` as its (percent-encoded) `url` argument.
-    static func redirect(on server: TestServer, to target: String) -> Request<Response> {
+    static func redirect(on server: TestServer, to target: String) -> CourierRequest<CourierResponse> {
         var request = unvalidated(server.url("/redirect-to"))
         request.query = [URLQueryItem(name: "url", value: target)]
         return request

@@ -34,10 +34,10 @@ struct AuthenticationSamplesTests {
                 .bearer("files-token"),
                 for: .origin(files.url("/"))
             )
-            try await Client.withClient(configuration: configuration) { client in
-                let profile = try await client.send(Request<Response>(path: "/SHA-256"))
+            try await CourierClient.withClient(configuration: configuration) { client in
+                let profile = try await client.send(CourierRequest<CourierResponse>(path: "/SHA-256"))
                 #expect(profile.status == 200)
-                let file = try await client.send(Request<Response>(path: files.url("/bearer?token=files-token").absoluteString))
+                let file = try await client.send(CourierRequest<CourierResponse>(path: files.url("/bearer?token=files-token").absoluteString))
                 #expect(file.status == 200)
             }
         }
@@ -47,10 +47,10 @@ struct AuthenticationSamplesTests {
         try await withServer { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
             configuration.authentication = Authentication(.password(user: "ada", password: "typo"))
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 var status = 0
                 do {
-                    _ = try await client.send(Request<Response>(path: "/basic-auth/ada/s3cret"))
+                    _ = try await client.send(CourierRequest<CourierResponse>(path: "/basic-auth/ada/s3cret"))
                 } catch let error as CourierError where error.kind == .authenticationFailed {
                     status = error.response?.status ?? 0  // 401: ask the user for the password again
                 }
@@ -69,9 +69,9 @@ struct AuthenticationSamplesTests {
         try await withServer { server in
             var configuration = ClientConfiguration(baseURL: server.baseURL)
             configuration.authentication = Authentication(.bearer(Session(token: savedToken, signIn: signIn)))
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 for _ in 0..<3 {
-                    _ = try await client.send(Request<Response>(path: "/bearer?token=fresh"))
+                    _ = try await client.send(CourierRequest<CourierResponse>(path: "/bearer?token=fresh"))
                 }
             }
             #expect(signIns.withLockedValue { $0 } == 1)

@@ -14,7 +14,7 @@ struct BasicAndBearerAuthenticationTests {
                     $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
                 }
             ) { client in
-                _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw"))
+                _ = try await client.send(CourierRequest<CourierResponse>(path: "/basic-auth/ada/pw"))
                 #expect(server.requests(under: "/basic-auth").count == 1)
                 #expect(server.receivedRequests.first?.header("Authorization") == "Basic YWRhOnB3")
             }
@@ -29,9 +29,9 @@ struct BasicAndBearerAuthenticationTests {
                     $0.authentication = Authentication(.password(user: "ada", password: "pw"))
                 }
             ) { client in
-                _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw"))
+                _ = try await client.send(CourierRequest<CourierResponse>(path: "/basic-auth/ada/pw"))
                 #expect(server.requests(under: "/basic-auth").map { $0.header("Authorization") } == [nil, "Basic YWRhOnB3"])
-                _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw"))
+                _ = try await client.send(CourierRequest<CourierResponse>(path: "/basic-auth/ada/pw"))
                 #expect(server.requests(under: "/basic-auth").count == 3)
                 #expect(server.credentialedRequests(under: "/basic-auth") == 2)
             }
@@ -46,7 +46,7 @@ struct BasicAndBearerAuthenticationTests {
                     $0.authentication = Authentication(.password(user: "ada", password: "wrong", preemptive: true))
                 }
             ) { client in
-                let error = await courierError { _ = try await client.send(Request<Response>(path: "/basic-auth/ada/pw")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/basic-auth/ada/pw")) }
                 #expect(error?.kind == .authenticationFailed)
                 #expect(error?.response?.status == 401)
                 #expect(server.credentialedRequests(under: "/basic-auth") == 1)
@@ -63,7 +63,7 @@ struct BasicAndBearerAuthenticationTests {
                     $0.authentication = Authentication(.password(user: "ada", password: "pw", preemptive: true))
                 }
             ) { client in
-                var request = Request<Response>(path: "/basic-auth/ada/pw")
+                var request = CourierRequest<CourierResponse>(path: "/basic-auth/ada/pw")
                 request.headers = ["Authorization": "Basic b3RoZXI6b3RoZXI="]
                 request.validators = []
                 let response = try await client.send(request)
@@ -90,7 +90,7 @@ struct BasicAndBearerAuthenticationTests {
             ) { client in
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<50 {
-                        group.addTask { try await client.send(Request<Response>(path: "/bearer?token=new")).status }
+                        group.addTask { try await client.send(CourierRequest<CourierResponse>(path: "/bearer?token=new")).status }
                     }
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
                 }
@@ -107,7 +107,7 @@ struct BasicAndBearerAuthenticationTests {
     @Test func aFixedTokenThatIsRefusedFails() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.authentication = Authentication(.bearer("stale-token")) }) { client in
-                let error = await courierError { _ = try await client.send(Request<Response>(path: "/bearer?token=abc")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/bearer?token=abc")) }
                 #expect(error?.kind == .authenticationFailed)
                 #expect(error?.message.contains("no new one") == true)
                 #expect(server.requests(under: "/bearer").count == 1)
@@ -119,7 +119,7 @@ struct BasicAndBearerAuthenticationTests {
         let provider = CountingTokenProvider(initial: "old", refreshed: "also-wrong")
         try await withServer { server in
             try await withClient(server, configure: { $0.authentication = Authentication(.bearer(provider)) }) { client in
-                let error = await courierError { _ = try await client.send(Request<Response>(path: "/bearer?token=abc")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/bearer?token=abc")) }
                 #expect(error?.kind == .authenticationFailed)
                 #expect(error?.response?.status == 401)
             }

@@ -9,7 +9,7 @@ struct HoldBack: Interceptor {
     let marker: String
     let ready: @Sendable () -> Bool
 
-    func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+    func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
         if request.url.path.contains(marker) {
             for _ in 0..<500 where !ready() { try await Task.sleep(for: .milliseconds(20)) }
         }
@@ -28,9 +28,9 @@ struct BatchIntegrationTests {
                 }
             ) { client in
                 var batch = Batch(mode: .failFast, maximumConcurrency: 4)
-                let slow = (0..<3).map { batch.add(Request<Data>(path: "/gate/held?slow=\($0)")) }
-                let failing = batch.add(Request<Data>(path: "/status/500"))
-                let notSent = batch.add(Request<Data>(path: "/get?never"))
+                let slow = (0..<3).map { batch.add(CourierRequest<Data>(path: "/gate/held?slow=\($0)")) }
+                let failing = batch.add(CourierRequest<Data>(path: "/status/500"))
+                let notSent = batch.add(CourierRequest<Data>(path: "/get?never"))
 
                 do {
                     _ = try await client.run(batch)
@@ -58,10 +58,10 @@ struct BatchIntegrationTests {
         try await withServer { server in
             try await withClient(server) { client in
                 var batch = Batch(mode: .settle, maximumConcurrency: 2)
-                let echo = batch.add(Request<Echo>(path: "/anything/echo"))
-                let missing = batch.add(Request<Data>(path: "/status/404"))
-                let text = batch.add(Request<String>(path: "/base64/aGVsbG8="))
-                let undecodable = batch.add(Request<Echo>(path: "/bytes/8"))
+                let echo = batch.add(CourierRequest<Echo>(path: "/anything/echo"))
+                let missing = batch.add(CourierRequest<Data>(path: "/status/404"))
+                let text = batch.add(CourierRequest<String>(path: "/base64/aGVsbG8="))
+                let undecodable = batch.add(CourierRequest<Echo>(path: "/bytes/8"))
                 let progress = NIOLockedValueBox<[BatchProgress]>([])
 
                 let results = try await client.run(batch) { update in progress.withLockedValue { $0.append(update) } }
@@ -88,9 +88,9 @@ struct BatchIntegrationTests {
             var configuration = ClientConfiguration(baseURL: server.baseURL)
             configuration.limits.maximumConcurrentRequestsPerHost = 16
             let transport = CountingTransport()
-            let client = Client(configuration: configuration, transport: transport, ownsTransport: true)
+            let client = CourierClient(configuration: configuration, transport: transport, ownsTransport: true)
             var batch = Batch(mode: .settle, maximumConcurrency: 3)
-            for index in 0..<12 { batch.add(Request<Data>(path: "/delay/0.05?i=\(index)")) }
+            for index in 0..<12 { batch.add(CourierRequest<Data>(path: "/delay/0.05?i=\(index)")) }
             let results = try await client.run(batch)
             try await client.shutdown()
             #expect(results.failedIndices.isEmpty)
@@ -103,7 +103,7 @@ struct BatchIntegrationTests {
         try await withTwoServers { server, slowServer in
             try await withClient(server) { client in
                 var batch = Batch(mode: .settle, maximumConcurrency: 4)
-                for index in 0..<8 { batch.add(Request<Data>(path: "/get?i=\(index)")) }
+                for index in 0..<8 { batch.add(CourierRequest<Data>(path: "/get?i=\(index)")) }
                 let handle = client.start(batch)
                 var last: BatchProgress?
                 for await update in handle.progress {
@@ -114,7 +114,7 @@ struct BatchIntegrationTests {
                 #expect(try await handle.results.failedIndices.isEmpty)
 
                 var slow = Batch(mode: .settle, maximumConcurrency: 2)
-                for index in 0..<6 { slow.add(Request<Data>(path: slowServer.url("/gate/held?c=\(index)").absoluteString)) }
+                for index in 0..<6 { slow.add(CourierRequest<Data>(path: slowServer.url("/gate/held?c=\(index)").absoluteString)) }
                 let cancelled = client.start(slow)
                 #expect(await eventually { slowServer.receivedRequests.count == 2 })
                 cancelled.cancel()
@@ -135,10 +135,10 @@ struct BatchIntegrationTests {
             try await withClient(server) { client in
                 let made = NIOLockedValueBox<[Int]>([])
                 var batch = Batch(mode: .settle, maximumConcurrency: 3)
-                let first = batch.add(Request<String>(path: "/base64/Zmlyc3Q="))
+                let first = batch.add(CourierRequest<String>(path: "/base64/Zmlyc3Q="))
                 let pages = batch.add(count: 10) { offset in
                     made.withLockedValue { $0.append(offset) }
-                    return Request<Echo>(path: "/anything/page/\(offset)")
+                    return CourierRequest<Echo>(path: "/anything/page/\(offset)")
                 }
                 #expect(batch.count == 11 && pages.map(\.index) == Array(1...10))
                 #expect(made.withLockedValue { $0 }.isEmpty, "nothing is made before the batch runs")
@@ -152,7 +152,7 @@ struct BatchIntegrationTests {
                 var stopping = Batch(mode: .failFast, maximumConcurrency: 2)
                 stopping.add(count: 50) { offset in
                     made.withLockedValue { $0.append(offset) }
-                    return Request<Data>(path: offset == 0 ? "/status/500" : "/gate/held?generated=\(offset)")
+                    return CourierRequest<Data>(path: offset == 0 ? "/status/500" : "/gate/held?generated=\(offset)")
                 }
                 await #expect(throws: BatchError.self) { try await client.run(stopping) }
                 #expect(made.withLockedValue { $0 } == [0, 1])

@@ -6,7 +6,7 @@ import Testing
 @Suite("Responses that have no body, whatever their headers announce")
 struct BodilessResponseTests {
     struct Case: Sendable, CustomStringConvertible {
-        let method: HTTPMethod
+        let method: CourierHTTPMethod
         let status: Int
         let headers: String
         var description: String { "\(method) → \(status) with \(headers.replacingOccurrences(of: "\r\n", with: "; "))" }
@@ -31,7 +31,7 @@ struct BodilessResponseTests {
         let server = try await FaultServer.start(.raw(raw(item)))
         defer { Task { try? await server.shutdown() } }
         try await withClient(nil) { client in
-            var request = Request<Response>(method: item.method, path: "http://127.0.0.1:\(server.port)/x")
+            var request = CourierRequest<CourierResponse>(method: item.method, path: "http://127.0.0.1:\(server.port)/x")
             request.validators = []
             let response = try await client.send(request)
             #expect(response.status == item.status)
@@ -44,7 +44,7 @@ struct BodilessResponseTests {
         let server = try await FaultServer.start(.raw(raw(item)))
         defer { Task { try? await server.shutdown() } }
         try await withClient(nil) { client in
-            var request = Request<Void>(method: item.method, path: "http://127.0.0.1:\(server.port)/x")
+            var request = CourierRequest<Void>(method: item.method, path: "http://127.0.0.1:\(server.port)/x")
             request.validators = []
             let (status, bytes) = try await client.stream(request) { response in
                 (response.head.status, try await response.body.collect(upTo: 1 << 20).count)

@@ -8,7 +8,7 @@ struct CancellationAndTimeoutTests {
     @Test func cancellingMidBodyFreesTheConnection() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let handle = client.start(Request<Data>(path: "/drip?numbytes=50&duration=20"))
+                let handle = client.start(CourierRequest<Data>(path: "/drip?numbytes=50&duration=20"))
                 // Wait until the request is on the wire and the server is dripping the body. (An
                 // open connection alone is not enough: a request cancelled while its new
                 // connection is being handed over leaves that connection idle in the pool.)
@@ -19,7 +19,7 @@ struct CancellationAndTimeoutTests {
                 #expect(handle.state == .cancelled)
                 #expect(await eventually(attempts: 1000) { server.openConnections == 0 }, "the cancelled connection stayed open")
                 // The client still works afterwards.
-                let after = try await client.send(Request<Echo>(path: "/get"))
+                let after = try await client.send(CourierRequest<Echo>(path: "/get"))
                 #expect(after.method == "GET")
             }
         }
@@ -28,7 +28,7 @@ struct CancellationAndTimeoutTests {
     @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let task = Task { try await client.send(Request<Data>(path: "/gate/held")) }
+                let task = Task { try await client.send(CourierRequest<Data>(path: "/gate/held")) }
                 #expect(await eventually { server.receivedRequests.count == 1 })
                 task.cancel()
                 let result = await task.result
@@ -48,7 +48,7 @@ struct CancellationAndTimeoutTests {
         try await withServer { server in
             try await withClient(server) { client in
                 for attempt in 0..<40 {
-                    let task = Task { try await client.send(Request<Data>(path: "/gate/held")) }
+                    let task = Task { try await client.send(CourierRequest<Data>(path: "/gate/held")) }
                     for _ in 0..<(attempt % 8) { await Task.yield() }
                     task.cancel()
                     let result = await task.result
@@ -59,7 +59,7 @@ struct CancellationAndTimeoutTests {
                     #expect(error.kind == .cancelled, "attempt \(attempt)")
                 }
                 // Every cancelled exchange let go of its connection: one more request is answered.
-                let after = try await client.send(Request<Echo>(path: "/get"))
+                let after = try await client.send(CourierRequest<Echo>(path: "/get"))
                 #expect(after.method == "GET")
             }
         }
@@ -70,7 +70,7 @@ struct CancellationAndTimeoutTests {
             try await withClient(server) { client in
                 let task = Task {
                     withUnsafeCurrentTask { $0?.cancel() }
-                    return try await client.send(Request<Data>(path: "/get"))
+                    return try await client.send(CourierRequest<Data>(path: "/get"))
                 }
                 let result = await task.result
                 guard case .failure(let error as CourierError) = result else {
@@ -86,7 +86,7 @@ struct CancellationAndTimeoutTests {
     @Test func totalTimeoutCoversTheWholeRequest() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Data>(path: "/delay/5")
+                var request = CourierRequest<Data>(path: "/delay/5")
                 request.timeout = .milliseconds(200)
                 let error = await courierError { _ = try await client.send(request) }
                 #expect(error?.kind == .timeout)
@@ -97,7 +97,7 @@ struct CancellationAndTimeoutTests {
     @Test func clientWideTotalTimeout() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.timeouts.total = .milliseconds(200) }) { client in
-                let error = await courierError { _ = try await client.send(Request<Data>(path: "/drip?numbytes=5&duration=5")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<Data>(path: "/drip?numbytes=5&duration=5")) }
                 #expect(error?.kind == .timeout)
             }
         }
@@ -106,7 +106,7 @@ struct CancellationAndTimeoutTests {
     @Test func readTimeoutFiresOnASilentServer() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.timeouts.read = .milliseconds(200) }) { client in
-                let error = await courierError { _ = try await client.send(Request<Data>(path: "/delay/5")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<Data>(path: "/delay/5")) }
                 #expect(error?.kind == .timeout)
             }
         }
@@ -121,7 +121,7 @@ struct ReadTimeoutIntegrationTests {
         // margin for a machine loaded by the rest of the suite).
         try await withServer { server in
             try await withClient(server, configure: { $0.timeouts.read = .seconds(5) }) { client in
-                let body = try await client.send(Request<Data>(path: "/drip?numbytes=14&duration=7"))
+                let body = try await client.send(CourierRequest<Data>(path: "/drip?numbytes=14&duration=7"))
                 #expect(body == Data(repeating: UInt8(ascii: "*"), count: 14))
             }
         }
@@ -131,7 +131,7 @@ struct ReadTimeoutIntegrationTests {
         // The head and a first byte arrive at once; the next byte would come 5 s later.
         try await withServer { server in
             try await withClient(server, configure: { $0.timeouts.read = .milliseconds(300) }) { client in
-                let error = await courierError { _ = try await client.send(Request<Data>(path: "/drip?numbytes=2&duration=10")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<Data>(path: "/drip?numbytes=2&duration=10")) }
                 #expect(error?.kind == .timeout)
                 #expect(error?.description.contains("read timeout") == true)
             }
@@ -147,7 +147,7 @@ struct ReadTimeoutIntegrationTests {
             settings.readTimeout = .seconds(2)
             let transport = AsyncHTTPClientTransport(configuration: settings)
             do {
-                let received = try await transport.stream(HTTPRequest(method: .get, url: server.url("/bytes/1048576")), deadline: nil) { response in
+                let received = try await transport.stream(CourierHTTPRequest(method: .get, url: server.url("/bytes/1048576")), deadline: nil) { response in
                     var iterator = response.body.makeAsyncIterator()
                     var count = try await iterator.next()?.count ?? 0
                     try await Task.sleep(for: .seconds(8))
@@ -171,7 +171,7 @@ struct StreamedReadTimeoutTests {
             settings.readTimeout = .milliseconds(300)
             let transport = AsyncHTTPClientTransport(configuration: settings)
             let error = await courierError {
-                _ = try await transport.stream(HTTPRequest(method: .get, url: server.url("/delay/5")), deadline: nil) { $0.head.status }
+                _ = try await transport.stream(CourierHTTPRequest(method: .get, url: server.url("/delay/5")), deadline: nil) { $0.head.status }
             }
             #expect(error?.kind == .timeout)
             try await transport.shutdown()

@@ -22,13 +22,13 @@ struct ChainIntegrationTests {
                 let chain = Chain(hooks: hooks) { history in
                     switch history.count {
                     case 0:
-                        return .send(Request<Echo>(path: "/anything/first?token=t42"))
+                        return .send(CourierRequest<Echo>(path: "/anything/first?token=t42"))
                     case 1:
                         let token = try history[0].value(as: Echo.self).args["token"]
                         guard case .string(let value) = token else { throw DecisionFailed() }
                         var parallel = Batch(mode: .failFast, maximumConcurrency: 2)
-                        parallel.add(Request<Echo>(path: "/anything/second?token=\(value)"))
-                        parallel.add(Request<String>(path: "/base64/b2s="))
+                        parallel.add(CourierRequest<Echo>(path: "/anything/second?token=\(value)"))
+                        parallel.add(CourierRequest<String>(path: "/base64/b2s="))
                         return .send(parallel)
                     default:
                         return .stop
@@ -58,9 +58,9 @@ struct ChainIntegrationTests {
                     })
                 ) { history in
                     switch history.count {
-                    case 0: return .send(Request<Data>(path: "/get?step=0"))
-                    case 1: return .send(Request<Data>(path: "/status/404"))
-                    default: return .send(Request<Data>(path: "/get?step=2"))
+                    case 0: return .send(CourierRequest<Data>(path: "/get?step=0"))
+                    case 1: return .send(CourierRequest<Data>(path: "/status/404"))
+                    default: return .send(CourierRequest<Data>(path: "/get?step=2"))
                     }
                 }
                 do throws(ChainError) {
@@ -96,7 +96,7 @@ struct ChainIntegrationTests {
                 let decisions = NIOLockedValueBox(0)
                 let chain = Chain { history in
                     decisions.withLockedValue { $0 += 1 }
-                    return history.isEmpty ? .send(Request<Data>(path: "/gate/held")) : .send(Request<Data>(path: "/get?after"))
+                    return history.isEmpty ? .send(CourierRequest<Data>(path: "/gate/held")) : .send(CourierRequest<Data>(path: "/get?after"))
                 }
                 let task = Task { try await client.run(chain) }
                 #expect(await eventually { server.receivedRequests.count == 1 })

@@ -8,7 +8,7 @@ struct ClientBasicsTests {
     @Test func getWithParametersGoesIntoTheQuery() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Echo>(path: "/get")
+                var request = CourierRequest<Echo>(path: "/get")
                 request.parameters = ["q": "a b", "tags": ["x", "y"], "n": 3]
                 let echo = try await client.send(request)
                 #expect(echo.method == "GET")
@@ -23,7 +23,7 @@ struct ClientBasicsTests {
     @Test func postParametersGoIntoAFormBodyByDefault() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Echo>(method: .post, path: "/post")
+                var request = CourierRequest<Echo>(method: .post, path: "/post")
                 request.parameters = ["name": "Ada Lovelace", "year": 1815]
                 let echo = try await client.send(request)
                 #expect(echo.form["name"] == "Ada Lovelace")
@@ -36,7 +36,7 @@ struct ClientBasicsTests {
     @Test func jsonBodyEncodingIsChosenPerRequest() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Echo>(method: .put, path: "/put")
+                var request = CourierRequest<Echo>(method: .put, path: "/put")
                 request.parameters = ["ok": true, "list": [1, 2]]
                 request.parameterEncoding = .body(.json)
                 let echo = try await client.send(request)
@@ -50,7 +50,7 @@ struct ClientBasicsTests {
         struct Note: Codable, Equatable, Sendable { let title: String; let pages: Int }
         try await withServer { server in
             try await withClient(server) { client in
-                let request = Request<Echo>(method: .post, path: "/anything/notes", body: try .json(Note(title: "T", pages: 2)))
+                let request = CourierRequest<Echo>(method: .post, path: "/anything/notes", body: try .json(Note(title: "T", pages: 2)))
                 let echo = try await client.send(request)
                 #expect(echo.json == ["title": "T", "pages": 2])
             }
@@ -60,7 +60,7 @@ struct ClientBasicsTests {
     @Test func defaultHeadersAndRequestHeaders() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.defaultHeaders.add(name: "X-Default", value: "d") }) { client in
-                var request = Request<Echo>(path: "/headers")
+                var request = CourierRequest<Echo>(path: "/headers")
                 request.headers.add(name: "X-Request", value: "r")
                 request = request.map { response, _ in
                     let object = try response.json()
@@ -83,10 +83,10 @@ struct ClientBasicsTests {
         try await withTwoServers { api, cdn in
             var configuration = ClientConfiguration(baseURL: api.url("/anything/v1"), cdnURL: cdn.url("/anything/static"))
             configuration.redirectPolicy = .default
-            try await Client.withClient(configuration: configuration) { client in
-                let fromAPI = try await client.send(Request<Echo>(path: "/users"))
+            try await CourierClient.withClient(configuration: configuration) { client in
+                let fromAPI = try await client.send(CourierRequest<Echo>(path: "/users"))
                 #expect(fromAPI.url.hasSuffix("/anything/v1/users"))
-                var fromCDN = Request<Echo>(path: "logo.png")
+                var fromCDN = CourierRequest<Echo>(path: "logo.png")
                 fromCDN.usesCDN = true
                 let echo = try await client.send(fromCDN)
                 #expect(echo.url == cdn.url("/anything/static/logo.png").absoluteString)
@@ -100,8 +100,8 @@ struct ClientBasicsTests {
             typealias Value = Echo
             let id: Int
             var path: String { "/anything/items/\(id)" }
-            var method: HTTPMethod { .patch }
-            var parameters: Parameters? { ["done": true] }
+            var method: CourierHTTPMethod { .patch }
+            var parameters: CourierParameters? { ["done": true] }
         }
         try await withServer { server in
             try await withClient(server) { client in
@@ -116,7 +116,7 @@ struct ClientBasicsTests {
     @Test func responseCarriesStatusHeadersTimingAndURL() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let response = try await client.response(for: Request<Response>(path: "/response-headers?X-One=1&X-One=2&X-Two=b"))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/response-headers?X-One=1&X-One=2&X-Two=b"))
                 #expect(response.status == 200)
                 #expect(response.headers.values(for: "x-one") == ["1", "2"])
                 #expect(response.headers["X-TWO"] == "b")
@@ -133,7 +133,7 @@ struct ClientBasicsTests {
     func compressedBodiesAreInflated(path: String) async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let response = try await client.response(for: Request<Response>(path: path))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: path))
                 let json = try response.json()
                 #expect(json["gzipped"] == true || json["deflated"] == true)
                 #expect(json["method"] == "GET")
@@ -144,7 +144,7 @@ struct ClientBasicsTests {
     @Test func decompressionBombIsRefused() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.decompression = .enabled(maximumRatio: 50) }) { client in
-                let error = await courierError { _ = try await client.response(for: Request<Response>(path: "/gzip-bomb?size=20000000")) }
+                let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/gzip-bomb?size=20000000")) }
                 #expect(error?.kind == .decompressionLimitExceeded)
             }
         }
@@ -154,9 +154,9 @@ struct ClientBasicsTests {
         try await withServer { server in
             try await withClient(server) { client in
                 // "café" in ISO-8859-1 is 63 61 66 E9 → base64 "Y2Fm6Q=="
-                let response = try await client.response(for: Request<Response>(path: "/base64/Y2Fm6Q==?content_type=text/plain;%20charset=iso-8859-1"))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/base64/Y2Fm6Q==?content_type=text/plain;%20charset=iso-8859-1"))
                 #expect(response.text() == "café")
-                let text = try await client.send(Request<String>(path: "/base64/Y2Fm6Q==?content_type=text/plain;%20charset=iso-8859-1"))
+                let text = try await client.send(CourierRequest<String>(path: "/base64/Y2Fm6Q==?content_type=text/plain;%20charset=iso-8859-1"))
                 #expect(text == "café")
             }
         }
@@ -165,7 +165,7 @@ struct ClientBasicsTests {
     @Test func onlyIfCachedWithoutACacheAnswers504WithoutTouchingTheNetwork() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Response>(path: "/get")
+                var request = CourierRequest<CourierResponse>(path: "/get")
                 request.cachePolicy = .onlyIfCached
                 request.validators = []
                 let response = try await client.send(request)
@@ -177,10 +177,10 @@ struct ClientBasicsTests {
 
     @Test func sendingAfterShutdownIsATypedError() async throws {
         try await withServer { server in
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL))
+            let client = CourierClient(configuration: ClientConfiguration(baseURL: server.baseURL))
             try await client.shutdown()
             try await client.shutdown()
-            let error = await courierError { try await client.send(Request<Void>(path: "/get")) }
+            let error = await courierError { try await client.send(CourierRequest<Void>(path: "/get")) }
             #expect(error?.kind == .clientShutdown)
         }
     }
@@ -191,7 +191,7 @@ struct EscapeHatchTests {
     @Test func aFullyBuiltRequestIsSentAsItIs() async throws {
         try await withServer { server in
             try await withClient(nil, configure: { $0.defaultHeaders = ["X-Default": "not sent"] }) { client in
-                var request = HTTPRequest(method: "REPORT", url: server.url("/anything/raw?keep=%2F"))
+                var request = CourierHTTPRequest(method: "REPORT", url: server.url("/anything/raw?keep=%2F"))
                 request.headers = ["Depth": "1", "Content-Type": "application/xml"]
                 request.body = .text("<r/>", contentType: "application/xml")
                 let response = try await client.send(request)
@@ -209,7 +209,7 @@ struct EscapeHatchTests {
     @Test func theEscapeHatchIsStillCheckedForInjection() async throws {
         try await withServer { server in
             try await withClient(nil) { client in
-                var request = HTTPRequest(method: .get, url: server.url("/get"))
+                var request = CourierHTTPRequest(method: .get, url: server.url("/get"))
                 request.headers = ["X-Bad": "a\r\nb"]
                 let error = await courierError { _ = try await client.send(request) }
                 #expect(error?.kind == .invalidHeader)

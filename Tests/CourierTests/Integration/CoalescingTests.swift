@@ -16,7 +16,7 @@ struct CoalescingTests {
             try await withClient(server) { client in
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<1000 {
-                        group.addTask { try await client.response(for: Request<Data>(path: "/gate/thousand")).status }
+                        group.addTask { try await client.response(for: CourierRequest<Data>(path: "/gate/thousand")).status }
                     }
                     // The server holds its answer until every request has joined the flight.
                     #expect(await eventually { client.coalescer.waiting == 1000 && server.requestsWaiting(atGate: "thousand") == 1 })
@@ -34,8 +34,8 @@ struct CoalescingTests {
     @Test func differentCredentialsOrHeadersNeverShareAFlight() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                func get(_ headers: Headers) -> Task<Response, any Error> {
-                    var request = Request<Data>(path: "/gate/identities")
+                func get(_ headers: Headers) -> Task<CourierResponse, any Error> {
+                    var request = CourierRequest<Data>(path: "/gate/identities")
                     request.headers = headers
                     return Task { try await client.response(for: request) }
                 }
@@ -59,7 +59,7 @@ struct CoalescingTests {
     @Test func cancellingOneWaiterLeavesTheOthersTheirResponse() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let tasks = (0..<3).map { _ in Task { try await client.response(for: Request<Data>(path: "/gate/one-leaves")) } }
+                let tasks = (0..<3).map { _ in Task { try await client.response(for: CourierRequest<Data>(path: "/gate/one-leaves")) } }
                 #expect(await eventually { client.coalescer.waiting == 3 && server.requestsWaiting(atGate: "one-leaves") == 1 })
                 tasks[0].cancel()
                 let error = await courierError { _ = try await tasks[0].value }
@@ -78,7 +78,7 @@ struct CoalescingTests {
     @Test func cancellingEveryWaiterCancelsTheUpstreamRequest() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let tasks = (0..<3).map { _ in Task { try await client.response(for: Request<Data>(path: "/gate/all-leave")) } }
+                let tasks = (0..<3).map { _ in Task { try await client.response(for: CourierRequest<Data>(path: "/gate/all-leave")) } }
                 #expect(await eventually { client.coalescer.waiting == 3 && server.requestsWaiting(atGate: "all-leave") == 1 })
                 for task in tasks { task.cancel() }
                 for task in tasks {
@@ -88,7 +88,7 @@ struct CoalescingTests {
                 #expect(await eventually { server.openConnections == 0 }, "the shared request was not cancelled")
                 #expect(client.coalescer.waiting == 0)
                 server.openGate("all-leave")
-                let later = try await client.response(for: Request<Data>(path: "/gate/all-leave"))
+                let later = try await client.response(for: CourierRequest<Data>(path: "/gate/all-leave"))
                 #expect(later.status == 200, "a later request flies again")
             }
         }
@@ -97,7 +97,7 @@ struct CoalescingTests {
     @Test func anErrorReachesEveryWaiter() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let tasks = (0..<5).map { _ in Task { try await client.response(for: Request<Data>(path: "/gate/fails?drop=1")) } }
+                let tasks = (0..<5).map { _ in Task { try await client.response(for: CourierRequest<Data>(path: "/gate/fails?drop=1")) } }
                 #expect(await eventually { client.coalescer.waiting == 5 && server.requestsWaiting(atGate: "fails") == 1 })
                 server.openGate("fails")
                 for task in tasks {
@@ -113,12 +113,12 @@ struct CoalescingTests {
 
     @Test func postsOptedOutRequestsAndClientsWithCoalescingOffSendEveryRequest() async throws {
         try await withServer { server in
-            var optedOut = Request<Data>(path: "/gate/opted-out")
+            var optedOut = CourierRequest<Data>(path: "/gate/opted-out")
             optedOut.allowsCoalescing = false
-            let cases: [(request: Request<Data>, gate: String, coalesces: Bool)] = [
-                (Request<Data>(method: .post, path: "/gate/posts", body: .text("same")), "posts", true),
+            let cases: [(request: CourierRequest<Data>, gate: String, coalesces: Bool)] = [
+                (CourierRequest<Data>(method: .post, path: "/gate/posts", body: .text("same")), "posts", true),
                 (optedOut, "opted-out", true),
-                (Request<Data>(path: "/gate/client-off"), "client-off", false),
+                (CourierRequest<Data>(path: "/gate/client-off"), "client-off", false),
             ]
             for item in cases {
                 try await withClient(server, configure: { $0.coalescesRequests = item.coalesces }) { client in

@@ -10,8 +10,8 @@ struct CodeSamplesTests {
     struct User: Codable, Sendable, Equatable { let id: Int; let name: String }
 
     /// Decodes the `json` member of the test server's echo, as a real API would return it.
-    static func echoed<T: Decodable & Sendable>(_ type: T.Type, path: String) -> Request<T> {
-        Request<T>(path: path) { response, decoder in
+    static func echoed<T: Decodable & Sendable>(_ type: T.Type, path: String) -> CourierRequest<T> {
+        CourierRequest<T>(path: path) { response, decoder in
             let json = try response.json()["json"] ?? .null
             return try decoder.decode(T.self, from: Data(json.description.utf8))
         }
@@ -20,7 +20,7 @@ struct CodeSamplesTests {
     @Test func quickStart() async throws {
         try await TestServer.withServer { server in
             let configuration = ClientConfiguration(baseURL: server.url("/anything/v1"))
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 // POST a JSON body; the response is validated (2xx by default) and decoded
                 let user = User(id: 1, name: "Ada")
                 var create = Self.echoed(User.self, path: "/users")
@@ -30,7 +30,7 @@ struct CodeSamplesTests {
                 #expect(created == user)
 
                 // Parameters: query for GET/HEAD/DELETE, body for the others
-                var search = Request<Response>(path: "/users")
+                var search = CourierRequest<CourierResponse>(path: "/users")
                 search.parameters = ["q": "ada", "page": 2]
                 let found = try await client.send(search)
                 #expect(found.url.absoluteString.hasSuffix("/anything/v1/users?page=2&q=ada"))
@@ -40,12 +40,12 @@ struct CodeSamplesTests {
 
     @Test func typedEndpoint() async throws {
         struct GetUser: Endpoint {
-            typealias Value = Response
+            typealias Value = CourierResponse
             let id: Int
             var path: String { "/users/\(id)" }
         }
         try await TestServer.withServer { server in
-            try await Client.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+            try await CourierClient.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
                 let response = try await client.send(GetUser(id: 1))
                 #expect(response.url.path == "/anything/users/1")
             }
@@ -54,10 +54,10 @@ struct CodeSamplesTests {
 
     @Test func matchingErrorsByKind() async throws {
         try await TestServer.withServer { server in
-            try await Client.withClient(configuration: .init(baseURL: server.baseURL)) { client in
+            try await CourierClient.withClient(configuration: .init(baseURL: server.baseURL)) { client in
                 var status = 0
                 do {
-                    _ = try await client.send(Request<User>(path: "/status/404"))
+                    _ = try await client.send(CourierRequest<User>(path: "/status/404"))
                 } catch let error as CourierError where error.kind == .validationFailed {
                     status = error.response?.status ?? 0
                 }
@@ -70,24 +70,24 @@ struct CodeSamplesTests {
     @Test func batchAndChainSamples() async throws {
         struct Session: Codable, Sendable { let token: String }
         struct Order: Codable, Sendable, Equatable { let id: Int }
-        @Sendable func echoing<T: Codable & Sendable>(_ value: T, path: String) throws -> Request<T> {
+        @Sendable func echoing<T: Codable & Sendable>(_ value: T, path: String) throws -> CourierRequest<T> {
             var request = Self.echoed(T.self, path: path)
             request.method = .post
             request.body = try .json(value)
             return request
         }
         try await TestServer.withServer { server in
-            try await Client.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+            try await CourierClient.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
                 var batch = Batch(mode: .failFast, maximumConcurrency: 4)
                 let user = batch.add(try echoing(User(id: 1, name: "Ada"), path: "/users/1"))
-                let avatar = batch.add(Request<Data>(path: "/users/1/avatar"))
+                let avatar = batch.add(CourierRequest<Data>(path: "/users/1/avatar"))
                 let results = try await client.run(batch)
                 let name = try results.value(for: user).name
                 let bytes = try results.value(for: avatar)
                 #expect(name == "Ada" && !bytes.isEmpty)
 
                 var many = Batch(mode: .settle, maximumConcurrency: 16)
-                let pages = many.add(count: 40) { Request<Data>(path: "/pages/\($0)") }
+                let pages = many.add(count: 40) { CourierRequest<Data>(path: "/pages/\($0)") }
                 let pageResults = try await client.run(many)
                 let first = try pageResults.value(for: pages[0])
                 #expect(String(decoding: first, as: UTF8.self).contains("/anything/pages/0"))
@@ -118,8 +118,8 @@ struct CodeSamplesTests {
             var configuration = ClientConfiguration(baseURL: server.url("/anything"))
             configuration.limits.maximumConcurrentRequestsPerHost = 8
             configuration.limits.adaptiveConcurrency = AdaptiveConcurrency(initialLimit: 2, minimumLimit: 1)
-            let client = Client(configuration: configuration)
-            let response = try await client.response(for: Request<Data>(path: "/users"))
+            let client = CourierClient(configuration: configuration)
+            let response = try await client.response(for: CourierRequest<Data>(path: "/users"))
             #expect(response.status == 200)
             #expect(client.configuration.limits.adaptiveConcurrency == AdaptiveConcurrency(initialLimit: 2))
             try await client.shutdown()

@@ -13,8 +13,8 @@ struct ConnectionFailureTests {
         configuration.timeouts.connect = .seconds(60)
         configuration.timeouts.total = .seconds(90)
         return await courierError {
-            try await Client.withClient(configuration: configuration) { client in
-                _ = try await client.response(for: Request<Response>(path: url.absoluteString))
+            try await CourierClient.withClient(configuration: configuration) { client in
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: url.absoluteString))
             }
         }
     }

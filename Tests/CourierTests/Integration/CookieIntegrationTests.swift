@@ -14,7 +14,7 @@ struct CookieIntegrationTests {
         try await withServer { server in
             let jar = CookieJar()
             try await withClient(server, configure: { $0.cookies = jar }) { client in
-                let response = try await client.response(for: Request<Response>(path: "/cookies/set?a=1&b=two"))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/cookies/set?a=1&b=two"))
                 let echo = try response.decode(CookieEcho.self)
                 #expect(echo.cookies == ["a": "1", "b": "two"])
                 #expect(echo.header == "a=1; b=two")
@@ -28,10 +28,10 @@ struct CookieIntegrationTests {
     @Test func cookiesPersistAcrossRequestsAndCanBeDeleted() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.cookies = CookieJar() }) { client in
-                _ = try await client.response(for: Request<Response>(path: "/cookies/set?keep=1&drop=2"))
-                let deleted = try await client.response(for: Request<Response>(path: "/cookies/delete?drop"))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/cookies/set?keep=1&drop=2"))
+                let deleted = try await client.response(for: CourierRequest<CourierResponse>(path: "/cookies/delete?drop"))
                 #expect(try deleted.decode(CookieEcho.self).header == "keep=1")
-                var own = Request<Response>(path: "/cookies")
+                var own = CourierRequest<CourierResponse>(path: "/cookies")
                 own.headers.add(name: "Cookie", value: "mine=0")
                 #expect(try await client.response(for: own).decode(CookieEcho.self).header == "mine=0; keep=1")
             }
@@ -45,7 +45,7 @@ struct CookieIntegrationTests {
             let start = "/cookies/redirect?to=\(queryEncoded(viaLocalhost))&set=\(queryEncoded("i=1; Path=/"))"
             let jar = CookieJar()
             try await withClient(first, configure: { $0.cookies = jar }) { client in
-                let response = try await client.response(for: Request<Response>(path: start))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: start))
                 #expect(response.redirects.count == 2)
                 // Cookies ignore ports: 127.0.0.1's cookie goes to the second server too, after
                 // a redirect that left the origin; localhost's does not.
@@ -61,7 +61,7 @@ struct CookieIntegrationTests {
     @Test func withoutAJarNoCookieIsKept() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let response = try await client.response(for: Request<Response>(path: "/cookies/set?a=1"))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/cookies/set?a=1"))
                 #expect(try response.decode(CookieEcho.self).header == "")
             }
         }
@@ -74,7 +74,7 @@ struct CookieIntegrationTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             try await withClient(server, configure: { $0.cookies = jar }) { client in
-                let result = try await client.download(Request<Void>(path: "/cookies/set?d=1"), to: .file(folder.appendingPathComponent("echo.json")))
+                let result = try await client.download(CourierRequest<Void>(path: "/cookies/set?d=1"), to: .file(folder.appendingPathComponent("echo.json")))
                 let echo = try JSONDecoder().decode(CookieEcho.self, from: Data(contentsOf: result.fileURL))
                 #expect(echo.header == "d=1")
             }

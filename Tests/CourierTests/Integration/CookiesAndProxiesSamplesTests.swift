@@ -24,9 +24,9 @@ struct CookiesAndProxiesSamplesTests {
             configuration.cookies = jar
             configuration.proxy = try Proxy(url: URL(string: "http://ada:s3cret@127.0.0.1:\(proxy.port)")!)
             configuration.sensitiveHeaders = ["X-Api-Key"]
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 let set = "/response-headers?Set-Cookie=" + queryEncoded("cart=7; Max-Age=600")
-                _ = try await client.response(for: Request<Response>(path: set))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: set))
             }
             try jar.save()
             #expect(try CookieJar(file: folder.appendingPathComponent("cookies.json")).allCookies.map(\.value) == ["7"])

@@ -10,7 +10,7 @@ struct DigestAuthenticationTests {
     static let algorithms = ["MD5", "MD5-sess", "SHA-256", "SHA-256-sess"]
     static let qops = ["auth", "auth-int", "auth,auth-int"]
 
-    func digestClient<T>(_ server: TestServer, password: String = "passwd", _ body: (Client) async throws -> T) async throws -> T {
+    func digestClient<T>(_ server: TestServer, password: String = "passwd", _ body: (CourierClient) async throws -> T) async throws -> T {
         try await withClient(
             server,
             configure: {
@@ -23,7 +23,7 @@ struct DigestAuthenticationTests {
     /// transport on AsyncHTTPClient 1.37 can trap in the connection pool when a response to a
     /// body of known length arrives before that (a fault of the transport, not of
     /// authentication; these tests do not need to provoke it).
-    static func streamed(_ text: String) -> RequestBody {
+    static func streamed(_ text: String) -> CourierRequestBody {
         .stream(length: nil) {
             AsyncThrowingStream { continuation in
                 continuation.yield(Data(text.utf8))
@@ -33,8 +33,8 @@ struct DigestAuthenticationTests {
     }
 
     /// A POST with `body`, or a GET without one.
-    static func request(_ path: String, body: RequestBody? = nil) -> Request<DigestResult> {
-        var request = Request<DigestResult>(method: body == nil ? .get : .post, path: path)
+    static func request(_ path: String, body: CourierRequestBody? = nil) -> CourierRequest<DigestResult> {
+        var request = CourierRequest<DigestResult>(method: body == nil ? .get : .post, path: path)
         request.body = body
         return request
     }
@@ -45,7 +45,7 @@ struct DigestAuthenticationTests {
             try await digestClient(server) { client in
                 let path = "/digest-auth/\(qop)/user/passwd/\(algorithm)"
                 // A body where the qop can hash it; each POST body differs, so each hash does.
-                let bodies: [RequestBody?] = qop == "auth" ? [nil, nil, nil] : (1...3).map { .text("body \($0)") }
+                let bodies: [CourierRequestBody?] = qop == "auth" ? [nil, nil, nil] : (1...3).map { .text("body \($0)") }
                 var results: [DigestResult] = []
                 for body in bodies { results.append(try await client.send(Self.request(path, body: body))) }
                 let expectedQop = qop == "auth" ? "auth" : "auth-int"
@@ -75,7 +75,7 @@ struct DigestAuthenticationTests {
         try await withServer { server in
             try await digestClient(server) { client in
                 let path = "/digest-auth/auth/user/passwd/SHA-256"
-                try await client.send(Request<Void>(method: .head, path: path))
+                try await client.send(CourierRequest<Void>(method: .head, path: path))
                 server.clearReceivedRequests()
                 let result = try await client.send(Self.request(path, body: Self.streamed("upload")))
                 #expect(result.nc == 2)

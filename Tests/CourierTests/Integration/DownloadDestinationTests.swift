@@ -38,12 +38,12 @@ struct DownloadDestinationTests {
 
     /// Downloads `/range/64` with `disposition` into `jail/folder` and returns the outcome.
     private func download(
-        disposition: String, into folder: URL, server: TestServer, client: Client, overwrite: Bool = false
+        disposition: String, into folder: URL, server: TestServer, client: CourierClient, overwrite: Bool = false
     ) async -> Result<DownloadResult, CourierError> {
         let header = "Content-Disposition:\(disposition)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         do {
             let result = try await client.download(
-                Request<Void>(path: "/range/64?seed=1&header=\(header)"), to: .directory(folder),
+                CourierRequest<Void>(path: "/range/64?seed=1&header=\(header)"), to: .directory(folder),
                 options: DownloadOptions(overwritesExistingFile: overwrite)
             )
             return .success(result)
@@ -153,7 +153,7 @@ struct DownloadDestinationTests {
                 try ResumeRecord(url: server.url(path).absoluteString, entityTag: "\"range-1000-1\"", bytesReceived: 6, totalBytes: 1000)
                     .save(to: working.record)
                 try await withClient(server) { client in
-                    let result = try await client.download(Request<Void>(path: path), to: .file(destination))
+                    let result = try await client.download(CourierRequest<Void>(path: path), to: .file(destination))
                     // The link is not a partial file: the download starts from zero in a new file.
                     #expect(result.response.status == 200)
                     let digest = try sha256(ofFileAt: destination)

@@ -34,7 +34,7 @@ func sha256Digest(of bytes: [UInt8]) -> [UInt8] {
 }
 
 /// Runs `body` with a temporary folder, a test server and a client whose base URL is the server.
-func withDownloadSetup<T>(_ body: (URL, TestServer, Client) async throws -> T) async throws -> T {
+func withDownloadSetup<T>(_ body: (URL, TestServer, CourierClient) async throws -> T) async throws -> T {
     try await withTemporaryFolder { folder in
         try await withServer { server in
             try await withClient(server) { client in try await body(folder, server, client) }

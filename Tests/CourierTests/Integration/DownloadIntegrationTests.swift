@@ -12,7 +12,7 @@ struct DownloadIntegrationTests {
             let progress = Recorder<TransferProgress>()
             let destination = folder.appendingPathComponent("data.bin")
             let result = try await client.download(
-                Request<Void>(path: "/range/300000?seed=5"), to: .file(destination),
+                CourierRequest<Void>(path: "/range/300000?seed=5"), to: .file(destination),
                 options: DownloadOptions(progress: { progress.record($0) })
             )
             #expect(result.fileURL == destination)
@@ -31,7 +31,7 @@ struct DownloadIntegrationTests {
         try await withDownloadSetup { folder, server, client in
             let destination = folder.appendingPathComponent("dropped.bin")
             let result = try await client.download(
-                Request<Void>(path: "/range/2000000?seed=9&drops=6&drop_seed=\(dropSeed)"), to: .file(destination),
+                CourierRequest<Void>(path: "/range/2000000?seed=9&drops=6&drop_seed=\(dropSeed)"), to: .file(destination),
                 options: DownloadOptions(maximumAttempts: 7)
             )
             #expect(result.attempts == 7)
@@ -55,7 +55,7 @@ struct DownloadIntegrationTests {
         try await withTemporaryFolder { folder in
             try await withServer { server in
                 let destination = folder.appendingPathComponent("later.bin")
-                let request = Request<Void>(path: "/range/400000?seed=2&drops=1&drop_at=150000&chunk_delay=0.001")
+                let request = CourierRequest<Void>(path: "/range/400000?seed=2&drops=1&drop_at=150000&chunk_delay=0.001")
                 let error = await courierError {
                     try await withClient(server) { client in
                         _ = try await client.download(request, to: .file(destination), options: DownloadOptions(maximumAttempts: 1))
@@ -90,7 +90,7 @@ struct DownloadIntegrationTests {
         try await withDownloadSetup { folder, server, client in
             let destination = folder.appendingPathComponent("changed.bin")
             let result = try await client.download(
-                Request<Void>(path: "/range/300000?seed=20&versions=2&drops=1&drop_at=100000&chunk_delay=0.001"), to: .file(destination)
+                CourierRequest<Void>(path: "/range/300000?seed=20&versions=2&drops=1&drop_at=100000&chunk_delay=0.001"), to: .file(destination)
             )
             let requests = server.receivedRequests
             #expect(requests.count == 2)
@@ -110,7 +110,7 @@ struct DownloadIntegrationTests {
             let destination = folder.appendingPathComponent("lied.bin")
             let error = await courierError {
                 _ = try await client.download(
-                    Request<Void>(path: "/range/200000?seed=1&drops=1&drop_at=50000&chunk_delay=0.001&lie=\(lie)"), to: .file(destination)
+                    CourierRequest<Void>(path: "/range/200000?seed=1&drops=1&drop_at=50000&chunk_delay=0.001&lie=\(lie)"), to: .file(destination)
                 )
             }
             #expect(error?.kind == .resumeMismatch)
@@ -128,7 +128,7 @@ struct DownloadIntegrationTests {
             try Data(TestServer.bytes(count: 5000, seed: 4)).write(to: working.partial)
             try ResumeRecord(url: server.url(path).absoluteString, entityTag: "\"range-5000-4\"", bytesReceived: 5000, totalBytes: 5000)
                 .save(to: working.record)
-            let result = try await client.download(Request<Void>(path: path), to: .file(destination))
+            let result = try await client.download(CourierRequest<Void>(path: path), to: .file(destination))
             #expect(result.response.status == 416)
             #expect(server.receivedRequests.first?.header("Range") == "bytes=5000-")
             #expect(result.bytes == 5000)
@@ -146,7 +146,7 @@ struct DownloadIntegrationTests {
             options.bufferGauge = gauge
             let size = 128 << 20
             let destination = folder.appendingPathComponent("large.bin")
-            var request = Request<Void>(path: "/range/\(size)?seed=3")
+            var request = CourierRequest<Void>(path: "/range/\(size)?seed=3")
             request.timeout = .seconds(600)
             let result = try await client.download(request, to: .file(destination), options: options)
             #expect(result.bytes == Int64(size))
@@ -165,13 +165,13 @@ struct DownloadIntegrationTests {
         try await withDownloadSetup { folder, server, client in
             let kept = folder.appendingPathComponent("kept.bin")
             let header = "Repr-Digest:sha-256=:\(good):".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            _ = try await client.download(Request<Void>(path: "/range/10000?seed=8&header=\(header)"), to: .file(kept))
+            _ = try await client.download(CourierRequest<Void>(path: "/range/10000?seed=8&header=\(header)"), to: .file(kept))
             #expect(PartialFile.length(of: kept) == 10_000)
 
             let refused = folder.appendingPathComponent("refused.bin")
             let wrong = "Repr-Digest:sha-256=:\(Data(count: 32).base64EncodedString()):".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let error = await courierError {
-                _ = try await client.download(Request<Void>(path: "/range/10000?seed=8&header=\(wrong)"), to: .file(refused))
+                _ = try await client.download(CourierRequest<Void>(path: "/range/10000?seed=8&header=\(wrong)"), to: .file(refused))
             }
             #expect(error?.kind == .integrityCheckFailed)
             #expect(contents(of: folder) == ["kept.bin"])
@@ -184,13 +184,13 @@ struct DownloadIntegrationTests {
             let destination = folder.appendingPathComponent("mine.txt")
             try Data("mine".utf8).write(to: destination)
             let error = await courierError {
-                _ = try await client.download(Request<Void>(path: "/range/100"), to: .file(destination))
+                _ = try await client.download(CourierRequest<Void>(path: "/range/100"), to: .file(destination))
             }
             #expect(error?.kind == .invalidDestination)
             let written = try Data(contentsOf: destination)
             #expect(written == Data("mine".utf8))
             _ = try await client.download(
-                Request<Void>(path: "/range/100"), to: .file(destination), options: DownloadOptions(overwritesExistingFile: true)
+                CourierRequest<Void>(path: "/range/100"), to: .file(destination), options: DownloadOptions(overwritesExistingFile: true)
             )
             #expect(PartialFile.length(of: destination) == 100)
         }
@@ -200,7 +200,7 @@ struct DownloadIntegrationTests {
     func followsRedirects() async throws {
         try await withDownloadSetup { folder, server, client in
             let destination = folder.appendingPathComponent("moved.bin")
-            let result = try await client.download(Request<Void>(path: "/redirect-to?url=/range/1000"), to: .file(destination))
+            let result = try await client.download(CourierRequest<Void>(path: "/redirect-to?url=/range/1000"), to: .file(destination))
             #expect(result.response.redirects.count == 1)
             #expect(result.bytes == 1000)
         }
@@ -210,7 +210,7 @@ struct DownloadIntegrationTests {
     func errorStatusFails() async throws {
         try await withDownloadSetup { folder, server, client in
             let error = await courierError {
-                _ = try await client.download(Request<Void>(path: "/status/404"), to: .file(folder.appendingPathComponent("x")))
+                _ = try await client.download(CourierRequest<Void>(path: "/status/404"), to: .file(folder.appendingPathComponent("x")))
             }
             #expect(error?.kind == .validationFailed)
             #expect(error?.response?.status == 404)
@@ -221,15 +221,15 @@ struct DownloadIntegrationTests {
     @Test("a transport that can only collect bodies still serves downloads, through the same path")
     func transportWithoutStreaming() async throws {
         struct CollectingOnly: Transport {
-            func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
-                Response(status: 200, headers: ["Content-Length": "5"], body: Data("hello".utf8), url: request.url)
+            func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
+                CourierResponse(status: 200, headers: ["Content-Length": "5"], body: Data("hello".utf8), url: request.url)
             }
             func shutdown() async throws {}
         }
         try await withTemporaryFolder { folder in
-            let client = Client(configuration: ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:1")), transport: CollectingOnly())
+            let client = CourierClient(configuration: ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:1")), transport: CollectingOnly())
             let file = folder.appendingPathComponent("x")
-            let result = try await client.download(Request<Void>(path: "/file"), to: .file(file))
+            let result = try await client.download(CourierRequest<Void>(path: "/file"), to: .file(file))
             #expect(result.bytes == 5)
             #expect(try Data(contentsOf: file) == Data("hello".utf8))
             try await client.shutdown()
@@ -244,7 +244,7 @@ struct PausedDownloadTests {
         try await withDownloadSetup { folder, server, client in
             let destination = folder.appendingPathComponent("paused.bin")
             // Paced by the server (16 KiB every 20 ms), so that the pause lands part way.
-            let handle = client.startDownload(Request<Void>(path: "/range/4000000?seed=6&chunk_delay=0.02"), to: .file(destination))
+            let handle = client.startDownload(CourierRequest<Void>(path: "/range/4000000?seed=6&chunk_delay=0.02"), to: .file(destination))
             for await progress in handle.progress where progress.completedBytes > 0 { break }
             handle.pause()
             #expect(handle.isPaused)
@@ -264,7 +264,7 @@ struct PausedDownloadTests {
     func cancelRemovesWorkingFiles() async throws {
         try await withDownloadSetup { folder, server, client in
             let destination = folder.appendingPathComponent("cancelled.bin")
-            let handle = client.startDownload(Request<Void>(path: "/range/4000000?seed=6&chunk_delay=0.02"), to: .file(destination))
+            let handle = client.startDownload(CourierRequest<Void>(path: "/range/4000000?seed=6&chunk_delay=0.02"), to: .file(destination))
             for await progress in handle.progress where progress.completedBytes > 0 { break }
             handle.cancel()
             let error = await courierError { _ = try await handle.value }

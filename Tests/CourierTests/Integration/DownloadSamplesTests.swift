@@ -10,9 +10,9 @@ struct DownloadSamplesTests {
     @Test func downloadingToAFile() async throws {
         try await withTemporaryFolder { exports in
             try await TestServer.withServer { server in
-                try await Client.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
+                try await CourierClient.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
                     let result = try await client.download(
-                        Request<Void>(path: "/exports/2024.csv"),
+                        CourierRequest<Void>(path: "/exports/2024.csv"),
                         to: .file(exports.appendingPathComponent("2024.csv"))
                     )
                     print("\(result.bytes) bytes in \(result.fileURL.path)")
@@ -26,9 +26,9 @@ struct DownloadSamplesTests {
     @Test func intoAFolderUnderTheServersName() async throws {
         try await withTemporaryFolder { reports in
             try await TestServer.withServer { server in
-                try await Client.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
+                try await CourierClient.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
                     let saved = try await client.download(
-                        Request<Void>(path: "/reports/latest"),
+                        CourierRequest<Void>(path: "/reports/latest"),
                         to: .directory(reports)
                     )
                     #expect(saved.fileURL == reports.appendingPathComponent("latest"))
@@ -40,9 +40,9 @@ struct DownloadSamplesTests {
     @Test func pausingAndResumingAHandle() async throws {
         try await withTemporaryFolder { videos in
             try await TestServer.withServer { server in
-                try await Client.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
+                try await CourierClient.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
                     let handle = client.startDownload(
-                        Request<Void>(path: "/videos/launch.mp4"),
+                        CourierRequest<Void>(path: "/videos/launch.mp4"),
                         to: .file(videos.appendingPathComponent("launch.mp4"))
                     )
                     handle.pause()
@@ -59,13 +59,13 @@ struct DownloadSamplesTests {
         try await withTemporaryFolder { exports in
             let exportFile = exports.appendingPathComponent("2024.csv")
             try await TestServer.withServer { server in
-                try await Client.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
+                try await CourierClient.withClient(configuration: .init(baseURL: server.url("/files"))) { client in
                     let seen = Recorder<TransferProgress>()
                     let options = DownloadOptions(progress: { progress in
                         print("\(progress.completedBytes) of \(progress.totalBytes ?? 0) bytes")
                         seen.record(progress)
                     })
-                    _ = try await client.download(Request<Void>(path: "/exports/2024.csv"), to: .file(exportFile), options: options)
+                    _ = try await client.download(CourierRequest<Void>(path: "/exports/2024.csv"), to: .file(exportFile), options: options)
                     #expect(seen.values.last == TransferProgress(completedBytes: 1000, totalBytes: 1000))
                 }
             }

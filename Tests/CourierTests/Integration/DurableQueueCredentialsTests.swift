@@ -11,8 +11,8 @@ import Testing
 /// delivery, and a record that lacks them waits instead of being sent without them.
 @Suite("Durable queue credentials")
 struct DurableQueueCredentialsTests {
-    static func note(to url: URL) -> Request<Void> {
-        Request<Void>(method: .post, path: url.absoluteString, body: .text("note"))
+    static func note(to url: URL) -> CourierRequest<Void> {
+        CourierRequest<Void>(method: .post, path: url.absoluteString, body: .text("note"))
     }
 
     @Test func aTokenInAHeaderIsNeverWrittenAndComesFromTheSourceAtDelivery() async throws {

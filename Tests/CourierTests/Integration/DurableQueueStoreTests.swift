@@ -20,7 +20,7 @@ struct DurableQueueStoreTests {
                     $0.maximumRecords = 2; $0.deliversOnOpen = false
                 }
             ) { queue in
-                let request = Request<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent", body: .text("x"))
+                let request = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent", body: .text("x"))
                 _ = try await queue.enqueue(request)
                 _ = try await queue.enqueue(request)
                 let error = await courierError { _ = try await queue.enqueue(request) }
@@ -53,12 +53,12 @@ struct DurableQueueStoreTests {
         try await withServer { server in
             try await withQueueFolder { path in
                 let accepted = NIOLockedValueBox(0)
-                try await Client.withClient { client in
+                try await CourierClient.withClient { client in
                     let queue = try await client.openQueue(testQueueConfiguration(path: path))
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for index in 0..<40 {
                             group.addTask {
-                                let request = Request<Void>(method: .post, path: server.url("/idempotent/\(index)").absoluteString, body: .text("\(index)"))
+                                let request = CourierRequest<Void>(method: .post, path: server.url("/idempotent/\(index)").absoluteString, body: .text("\(index)"))
                                 if (try? await queue.enqueue(request)) != nil { accepted.withLockedValue { $0 += 1 } }
                             }
                         }
@@ -85,7 +85,7 @@ struct DurableQueueStoreTests {
         let port = reserved.port
         try await withQueueFolder { path in
             let written = try await withQueue(path: path, configure: { $0.deliversOnOpen = false }) { queue in
-                var request = Request<Void>(method: .patch, path: "http://127.0.0.1:\(port)/idempotent/7", body: .data(Data([0, 1, 2, 255])))
+                var request = CourierRequest<Void>(method: .patch, path: "http://127.0.0.1:\(port)/idempotent/7", body: .data(Data([0, 1, 2, 255])))
                 request.headers.add(name: "X-Trace", value: "t1")
                 return try await queue.enqueue(request, tag: "seven", isOrdered: false, maximumAge: .seconds(90)).record
             }
@@ -106,7 +106,7 @@ struct DurableQueueStoreTests {
         try await withServer { server in
             try await withQueueFolder { path in
                 let key = try await withQueue(path: path, configure: { $0.deliversOnOpen = false }) { queue in
-                    let record = try await queue.enqueue(Request<Void>(method: .post, path: server.url("/idempotent/r").absoluteString)).record
+                    let record = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/idempotent/r").absoluteString)).record
                     // As if the process died during the attempt: the record stays in flight.
                     _ = try await queue.store.claim(id: record.id)
                     #expect(try await queue.record(id: record.id)?.state == .inFlight)
@@ -134,7 +134,7 @@ struct DurableQueueStoreTests {
             ) { queue in
                 let events = await queue.events()
                 // Never sent: the queue does not deliver until `run`, and by then the record is too old.
-                let request = Request<Void>(method: .post, path: "http://127.0.0.1:9/idempotent", body: .text("late"))
+                let request = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:9/idempotent", body: .text("late"))
                 let handle = try await queue.enqueue(request, maximumAge: .seconds(60))
                 clock.advance(by: 61)
                 #expect(try await queue.run(deadline: .seconds(60)))

@@ -18,7 +18,7 @@ struct DurableQueueTests {
     @Test func aRequestIsWrittenThenDeliveredOnceWithAnIdempotencyKey() async throws {
         try await withServerAndQueue { server, queue in
             let events = await queue.events()
-            var request = Request<Void>(method: .post, path: server.url("/idempotent/note").absoluteString)
+            var request = CourierRequest<Void>(method: .post, path: server.url("/idempotent/note").absoluteString)
             request.body = .text("hello")
             let handle = try await queue.enqueue(request, tag: "note")
             #expect(handle.record.state == .pending)
@@ -48,7 +48,7 @@ struct DurableQueueTests {
 
     @Test func aKeyTheCallerGaveIsKept() async throws {
         try await withServerAndQueue { server, queue in
-            var request = Request<Void>(method: .put, path: server.url("/idempotent/given").absoluteString)
+            var request = CourierRequest<Void>(method: .put, path: server.url("/idempotent/given").absoluteString)
             request.headers.add(name: "Idempotency-Key", value: "caller-key-1")
             let record = try await queue.enqueue(request).outcome()
             #expect(record.request.idempotencyKey == "caller-key-1")
@@ -65,7 +65,7 @@ struct DurableQueueTests {
             try await withQueue(path: path) { queue in
                 var handles: [DurableRequestHandle] = []
                 for index in 0..<5 {
-                    let request = Request<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/\(index)", body: .text("\(index)"))
+                    let request = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/\(index)", body: .text("\(index)"))
                     handles.append(try await queue.enqueue(request))
                 }
                 let first = try await handles[0].firstAttempt()
@@ -97,7 +97,7 @@ struct DurableQueueTests {
         let ledger = IdempotencyLedger()
         try await withQueueFolder { path in
             try await withQueue(path: path, configure: { $0.healthURL = usesHealthURL ? URL(string: "http://127.0.0.1:\(port)/get") : nil }) { queue in
-                let request = Request<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/probe", body: .text("p"))
+                let request = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/probe", body: .text("p"))
                 let handle = try await queue.enqueue(request)
                 #expect(try await handle.firstAttempt().state == .pending)
                 let server = try await TestServer.start(port: port, ledger: ledger)
@@ -112,12 +112,12 @@ struct DurableQueueTests {
         try await withServerAndQueue { server, queue in
             // The head is told to come back in a minute.
             let waiting = try await queue.enqueue(
-                Request<Void>(method: .post, path: server.url("/flaky?failures=100&status=503&retry_after=60").absoluteString)
+                CourierRequest<Void>(method: .post, path: server.url("/flaky?failures=100&status=503&retry_after=60").absoluteString)
             )
             #expect(try await waiting.firstAttempt().state == .pending)
-            let blocked = try await queue.enqueue(Request<Void>(method: .post, path: server.url("/idempotent/blocked").absoluteString))
+            let blocked = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/idempotent/blocked").absoluteString))
             let free = try await queue.enqueue(
-                Request<Void>(method: .post, path: server.url("/idempotent/free").absoluteString), isOrdered: false
+                CourierRequest<Void>(method: .post, path: server.url("/idempotent/free").absoluteString), isOrdered: false
             )
             #expect(try await free.outcome().state == .delivered)
             let held = try await queue.record(id: blocked.id)
@@ -133,7 +133,7 @@ struct DurableQueueTests {
             var handles: [DurableRequestHandle] = []
             for index in 0..<8 {
                 let url = server.url("/idempotent/\(index)?delay=0.02").absoluteString
-                handles.append(try await queue.enqueue(Request<Void>(method: .post, path: url, body: .text("\(index)"))))
+                handles.append(try await queue.enqueue(CourierRequest<Void>(method: .post, path: url, body: .text("\(index)"))))
             }
             for handle in handles { #expect(try await handle.outcome().state == .delivered) }
             let order = server.ledger.appliedKeys.compactMap { server.ledger.entries[$0]?.path }
@@ -143,7 +143,7 @@ struct DurableQueueTests {
 
     @Test func clientErrorsAreFinalFailuresKeptAsResults() async throws {
         try await withServerAndQueue { server, queue in
-            let record = try await queue.enqueue(Request<Void>(method: .post, path: server.url("/status/422").absoluteString)).outcome()
+            let record = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/status/422").absoluteString)).outcome()
             #expect(record.state == .failed)
             #expect(record.attempts == 1)
             #expect(record.outcome?.status == 422)
@@ -156,7 +156,7 @@ struct DurableQueueTests {
         try await withServerAndQueue { server, queue in
             // Another request with the same key is still being processed by the server.
             server.ledger.hold(key: "busy-key", path: "/idempotent/busy")
-            var request = Request<Void>(method: .post, path: server.url("/idempotent/busy").absoluteString)
+            var request = CourierRequest<Void>(method: .post, path: server.url("/idempotent/busy").absoluteString)
             request.headers.add(name: "Idempotency-Key", value: "busy-key")
             let handle = try await queue.enqueue(request)
             let first = try await handle.firstAttempt()

@@ -39,8 +39,8 @@ struct FaultTests {
         default: break
         }
         let error = await courierError {
-            try await Client.withClient(configuration: configuration) { client in
-                _ = try await client.response(for: Request<Response>(path: server.url.absoluteString))
+            try await CourierClient.withClient(configuration: configuration) { client in
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: server.url.absoluteString))
             }
         }
         try await server.shutdown()
@@ -75,11 +75,11 @@ struct FaultTests {
         if overTLS { configuration.tls = world.trustingAuthority }
         configuration.timeouts.connect = .seconds(120)
         configuration.timeouts.total = .seconds(90)
-        let outcome: Result<Response, CourierError>
+        let outcome: Result<CourierResponse, CourierError>
         do {
             outcome = .success(
-                try await Client.withClient(configuration: configuration) { client in
-                    try await client.response(for: Request<Response>(path: server.url.absoluteString))
+                try await CourierClient.withClient(configuration: configuration) { client in
+                    try await client.response(for: CourierRequest<CourierResponse>(path: server.url.absoluteString))
                 })
         } catch let error as CourierError {
             outcome = .failure(error)
@@ -125,8 +125,8 @@ struct FaultTests {
         var configuration = ClientConfiguration()
         if customTrust { configuration.tls = try TLSWorld().trustingAuthority }
         configure(&configuration)
-        return try await Client.withClient(configuration: configuration) { client in
-            let error = await courierError { _ = try await client.response(for: Request<Response>(path: url.absoluteString)) }
+        return try await CourierClient.withClient(configuration: configuration) { client in
+            let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: url.absoluteString)) }
             try await server.shutdown()
             return error
         }
@@ -138,7 +138,7 @@ struct FaultTests {
         let url = reserved.url("/get")
         let error = await courierError {
             try await withClient(nil) { client in
-                _ = try await client.response(for: Request<Response>(path: url.absoluteString))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: url.absoluteString))
             }
         }
         #expect(error?.kind == .connectionFailed)
@@ -148,11 +148,11 @@ struct FaultTests {
     @Test func bodyLargerThanTheLimitIsRefused() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.limits.maximumBodySize = 1000 }) { client in
-                let declared = await courierError { _ = try await client.response(for: Request<Response>(path: "/bytes/5000")) }
+                let declared = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/bytes/5000")) }
                 #expect(declared?.kind == .responseTooLarge)
-                let chunked = await courierError { _ = try await client.response(for: Request<Response>(path: "/stream-bytes/5000?chunk_size=100")) }
+                let chunked = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/stream-bytes/5000?chunk_size=100")) }
                 #expect(chunked?.kind == .responseTooLarge)
-                var allowed = Request<Response>(path: "/bytes/5000")
+                var allowed = CourierRequest<CourierResponse>(path: "/bytes/5000")
                 allowed.maximumBodySize = 5000
                 let body = try await client.send(allowed).body
                 #expect(body == Data(TestServer.bytes(count: 5000)))

@@ -35,11 +35,11 @@ struct FileRegionUploadTests {
     /// that progress reached its length.
     /// `readsFiles` says whether the file goes through memory (TLS) or not (plain HTTP).
     private static func upload(
-        _ form: MultipartForm, expecting expected: Data, readsFiles: Bool, with client: Client, server: TestServer
+        _ form: MultipartForm, expecting expected: Data, readsFiles: Bool, with client: CourierClient, server: TestServer
     ) async throws {
-        let body = try RequestBody.multipart(form)
+        let body = try CourierRequestBody.multipart(form)
         let values = Recorder<TransferProgress>()
-        var request = Request<ParsedForm>(method: .post, path: "/multipart", body: body)
+        var request = CourierRequest<ParsedForm>(method: .post, path: "/multipart", body: body)
         request.uploadProgress = { values.record($0) }
         let parsed = try await client.send(request)
         #expect(parsed.parts.map(\.name) == ["title", "large", "note"])
@@ -81,14 +81,14 @@ struct FileRegionUploadTests {
     func changedSize() async throws {
         try await withTemporaryFolder { folder in
             let (form, file, _) = try Self.form(in: folder)
-            let body = try RequestBody.multipart(form)
+            let body = try CourierRequestBody.multipart(form)
             let handle = try FileHandle(forWritingTo: file)
             try handle.truncate(atOffset: 1000)
             try handle.close()
             try await withServer { server in
                 try await withClient(server) { client in
                     let error = await #expect(throws: CourierError.self) {
-                        try await client.send(Request<ParsedForm>(method: .post, path: "/multipart", body: body))
+                        try await client.send(CourierRequest<ParsedForm>(method: .post, path: "/multipart", body: body))
                     }
                     #expect(error?.kind == .invalidBody)
                     #expect(error?.message.contains("changed while it was being sent") == true, "\(String(describing: error))")

@@ -19,7 +19,7 @@ func withTwoServers<T>(_ body: (TestServer, TestServer) async throws -> T) async
 func withClient<T>(
     _ server: TestServer?,
     configure: (inout ClientConfiguration) -> Void = { _ in },
-    _ body: (Client) async throws -> T
+    _ body: (CourierClient) async throws -> T
 ) async throws -> T {
     var configuration = ClientConfiguration(baseURL: server?.baseURL)
     // The whole suite keeps both cores busy, and a TLS handshake whose certificate check
@@ -27,7 +27,7 @@ func withClient<T>(
     // timeouts set their own.
     configuration.timeouts.connect = .seconds(120)
     configure(&configuration)
-    return try await Client.withClient(configuration: configuration, body)
+    return try await CourierClient.withClient(configuration: configuration, body)
 }
 
 /// Runs `operation` and returns the CourierError it throws; records an issue if it succeeds.

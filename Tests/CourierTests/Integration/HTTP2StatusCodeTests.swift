@@ -11,14 +11,14 @@ import Testing
 struct HTTP2StatusCodeTests {
     /// Runs `body` with a client whose default transport trusts `world`'s authority, and a
     /// server answering with `:status` `status`.
-    private func withHTTP2(status: String, _ body: (Client, URL) async throws -> Void) async throws {
+    private func withHTTP2(status: String, _ body: (CourierClient, URL) async throws -> Void) async throws {
         let world = try TLSWorld()
         let server = try await HTTP2StatusServer.start(status: status, tls: world.serverTLS)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(world.authority.certificateDER), format: .der)])
         // A generous connect timeout: the whole suite loads the machine, and the handshake waits behind it.
         let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(connectTimeout: .seconds(120)), logger: nil, tls: tls)
-        let client = Client(configuration: ClientConfiguration(), transport: transport)
+        let client = CourierClient(configuration: ClientConfiguration(), transport: transport)
         do {
             try await body(client, server.url)
         } catch {
@@ -33,7 +33,7 @@ struct HTTP2StatusCodeTests {
     @Test("a valid :status is delivered over HTTP/2")
     func validStatus() async throws {
         try await withHTTP2(status: "201") { client, url in
-            let response = try await client.send(Request<Response>(path: url.absoluteString))
+            let response = try await client.send(CourierRequest<CourierResponse>(path: url.absoluteString))
             #expect(response.status == 201)
             #expect(response.body == Data("hi".utf8))
         }
@@ -44,11 +44,11 @@ struct HTTP2StatusCodeTests {
         arguments: ["", "42", "099", "-5", "600", "2000", "abc", "20x", "+200", "0200"])
     func invalidStatus(status: String) async throws {
         try await withHTTP2(status: status) { client, url in
-            var request = Request<Response>(path: url.absoluteString)
+            var request = CourierRequest<CourierResponse>(path: url.absoluteString)
             request.validators = []
             let error = await courierError { _ = try await client.send(request) }
             #expect(error?.kind == .malformedResponse, "\(String(describing: error))")
-            let streamed = await courierError { _ = try await client.stream(Request<Void>(path: url.absoluteString)) { _ in } }
+            let streamed = await courierError { _ = try await client.stream(CourierRequest<Void>(path: url.absoluteString)) { _ in } }
             #expect(streamed?.kind == .malformedResponse, "\(String(describing: streamed))")
         }
     }

@@ -34,7 +34,7 @@ struct LargeUploadTests {
 
             var form = try MultipartForm(boundary: "large-upload")
             form.addFile(at: file, named: "large")
-            let body = try RequestBody.multipart(form)
+            let body = try CourierRequestBody.multipart(form)
             let head = Data("--large-upload\r\nContent-Disposition: form-data; name=\"large\"; filename=\"large.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
             let tail = Data("\r\n--large-upload--\r\n".utf8)
             #expect(body.length == Int64(head.count) + size + Int64(tail.count))
@@ -50,7 +50,7 @@ struct LargeUploadTests {
             try await withServer { server in
                 try await withClient(server) { client in
                     let callbacks = Recorder<TransferProgress>()
-                    var request = Request<SinkReport>(method: .post, path: "/sink", body: body)
+                    var request = CourierRequest<SinkReport>(method: .post, path: "/sink", body: body)
                     request.uploadProgress = { callbacks.record($0) }
                     request.timeout = .seconds(600)
                     let started = ContinuousClock.now

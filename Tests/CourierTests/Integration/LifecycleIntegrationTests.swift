@@ -26,7 +26,7 @@ struct LifecycleIntegrationTests {
         let recorder = EventRecorder()
         try await withServer { server in
             try await withClient(server, configure: { $0.observers = [recorder.hooks] }) { client in
-                _ = try await client.send(Request<Echo>(path: "/get"))
+                _ = try await client.send(CourierRequest<Echo>(path: "/get"))
             }
         }
         #expect(recorder.all == ["ready→started", "willStart:started", "willStop:200", "started→completed", "didStop:completed"])
@@ -36,7 +36,7 @@ struct LifecycleIntegrationTests {
         let recorder = EventRecorder()
         try await withServer { server in
             try await withClient(server, configure: { $0.observers = [recorder.hooks] }) { client in
-                _ = await courierError { try await client.send(Request<Void>(path: "/status/500")) }
+                _ = await courierError { try await client.send(CourierRequest<Void>(path: "/status/500")) }
             }
         }
         #expect(recorder.all == ["ready→started", "willStart:started", "willStop:500", "started→failed", "didStop:failed"])
@@ -47,7 +47,7 @@ struct LifecycleIntegrationTests {
             try await withClient(server) { client in
                 let value: Echo = try await withCheckedThrowingContinuation { continuation in
                     client.start(
-                        Request<Echo>(path: "/get?x=1"),
+                        CourierRequest<Echo>(path: "/get?x=1"),
                         success: { continuation.resume(returning: $0) },
                         failure: { continuation.resume(throwing: $0) }
                     )
@@ -55,7 +55,7 @@ struct LifecycleIntegrationTests {
                 #expect(value.args["x"] == "1")
                 let failure: (any Error)? = await withCheckedContinuation { continuation in
                     client.start(
-                        Request<Void>(path: "/status/404"),
+                        CourierRequest<Void>(path: "/status/404"),
                         success: { continuation.resume(returning: nil) },
                         failure: { continuation.resume(returning: $0) }
                     )
@@ -69,11 +69,11 @@ struct LifecycleIntegrationTests {
         let outcome = NIOLockedValueBox<String?>(nil)
         let done: AsyncStream<Void>.Continuation
         init(done: AsyncStream<Void>.Continuation) { self.done = done }
-        func requestDidFinish(_ id: RequestID, value: Echo) {
+        func requestDidFinish(_ id: CourierRequestID, value: Echo) {
             outcome.withLockedValue { $0 = "finished \(value.method)" }
             done.yield()
         }
-        func requestDidFail(_ id: RequestID, error: any Error) {
+        func requestDidFail(_ id: CourierRequestID, error: any Error) {
             outcome.withLockedValue { $0 = "failed \(error)" }
             done.yield()
         }
@@ -84,7 +84,7 @@ struct LifecycleIntegrationTests {
             try await withClient(server) { client in
                 let (stream, continuation) = AsyncStream<Void>.makeStream()
                 let delegate = Delegate(done: continuation)
-                let handle = client.start(Request<Echo>(method: .delete, path: "/delete"), delegate: delegate)
+                let handle = client.start(CourierRequest<Echo>(method: .delete, path: "/delete"), delegate: delegate)
                 var iterator = stream.makeAsyncIterator()
                 await iterator.next()
                 #expect(delegate.outcome.withLockedValue { $0 } == "finished DELETE")
@@ -99,7 +99,7 @@ struct InterceptorTests {
     @Test func urlArgumentsFilterAddsMissingArguments() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.interceptors = [URLArgumentsFilter(["app": "1", "q": "filter"])] }) { client in
-                let echo = try await client.send(Request<Echo>(path: "/get?q=mine"))
+                let echo = try await client.send(CourierRequest<Echo>(path: "/get?q=mine"))
                 #expect(echo.args["app"] == "1")
                 #expect(echo.args["q"] == "mine")
             }
@@ -109,7 +109,7 @@ struct InterceptorTests {
     @Test func interceptorsRunOutermostFirstAndCanAnswer() async throws {
         struct Tagger: Interceptor {
             let name: String
-            func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+            func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
                 var request = request
                 let previous = request.headers["X-Order"].map { $0 + "," } ?? ""
                 request.headers.set(name: "X-Order", value: previous + name)
@@ -117,16 +117,16 @@ struct InterceptorTests {
             }
         }
         struct ShortCircuit: Interceptor {
-            func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
-                if request.url.path == "/local" { return Response(status: 299, url: request.url) }
+            func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
+                if request.url.path == "/local" { return CourierResponse(status: 299, url: request.url) }
                 return try await next(request)
             }
         }
         try await withServer { server in
             try await withClient(server, configure: { $0.interceptors = [Tagger(name: "a"), Tagger(name: "b"), ShortCircuit()] }) { client in
-                let echo = try await client.send(Request<Echo>(path: "/get"))
+                let echo = try await client.send(CourierRequest<Echo>(path: "/get"))
                 #expect(echo.header("X-Order") == "a,b")
-                let local = try await client.send(Request<Response>(path: "/local"))
+                let local = try await client.send(CourierRequest<CourierResponse>(path: "/local"))
                 #expect(local.status == 299)
                 #expect(server.receivedRequests.count == 1)
             }
@@ -141,7 +141,7 @@ struct InterceptorTests {
         try await withServer { server in
             try await withClient(server, configure: { $0.interceptors = [mapper] }) { client in
                 do {
-                    _ = try await client.send(Request<Echo>(path: "/response-headers?X-Api-Error=quota"))
+                    _ = try await client.send(CourierRequest<Echo>(path: "/response-headers?X-Api-Error=quota"))
                     Issue.record("expected the mapped error")
                 } catch let error as APIError {
                     #expect(error == APIError(code: "quota"))
@@ -154,7 +154,7 @@ struct InterceptorTests {
         let injector = HeaderInjector { _ in ["Authorization": "Bearer from-store"] }
         try await withServer { server in
             try await withClient(server, configure: { $0.interceptors = [injector] }) { client in
-                let echo = try await client.send(Request<Echo>(path: "/get"))
+                let echo = try await client.send(CourierRequest<Echo>(path: "/get"))
                 #expect(echo.header("Authorization") == "Bearer from-store")
             }
         }

@@ -11,7 +11,7 @@ import Testing
 @Suite("Lifecycle: the client and the queue as services")
 struct LifecycleServiceTests {
     /// Waits, a bounded number of times, until `client` has a request in flight.
-    private func waitForRequestInFlight(on client: Client) async throws {
+    private func waitForRequestInFlight(on client: CourierClient) async throws {
         for _ in 0..<2_000 where client.activity.inFlight == 0 {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -20,41 +20,41 @@ struct LifecycleServiceTests {
 
     @Test func aGracefulShutdownLetsTheRequestInFlightFinishThenClosesTheClient() async throws {
         try await withServer { server in
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL))
+            let client = CourierClient(configuration: ClientConfiguration(baseURL: server.baseURL))
             try await testGracefulShutdown { trigger in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await ClientService(client: client).run() }
-                    async let slow = client.send(Request<Response>(path: "/delay/0.3"))
+                    async let slow = client.send(CourierRequest<CourierResponse>(path: "/delay/0.3"))
                     try await waitForRequestInFlight(on: client)
                     trigger.triggerGracefulShutdown()
                     #expect(try await slow.status == 200)
                     try await group.waitForAll()
                 }
             }
-            let error = await courierError { _ = try await client.send(Request<Response>(path: "/status/200")) }
+            let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/status/200")) }
             #expect(error?.kind == .clientShutdown)
         }
     }
 
     @Test func aCancelledServiceClosesTheClient() async throws {
         try await withServer { server in
-            let client = Client(configuration: ClientConfiguration(baseURL: server.baseURL))
+            let client = CourierClient(configuration: ClientConfiguration(baseURL: server.baseURL))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await ClientService(client: client).run() }
-                #expect(try await client.send(Request<Response>(path: "/status/200")).status == 200)
+                #expect(try await client.send(CourierRequest<CourierResponse>(path: "/status/200")).status == 200)
                 group.cancelAll()
                 try await group.waitForAll()
             }
-            let error = await courierError { _ = try await client.send(Request<Response>(path: "/status/200")) }
+            let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/status/200")) }
             #expect(error?.kind == .clientShutdown)
         }
     }
 
     @Test func aGracefulShutdownClosesTheQueueAndKeepsItsRecords() async throws {
         try await withQueueFolder { path in
-            try await Client.withClient(configuration: ClientConfiguration()) { client in
+            try await CourierClient.withClient(configuration: ClientConfiguration()) { client in
                 let queue = try await client.openQueue(testQueueConfiguration(path: path))
-                let note = Request<Void>(method: .post, path: "http://127.0.0.1:9/notes", body: .text("kept"))
+                let note = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:9/notes", body: .text("kept"))
                 try await testGracefulShutdown { trigger in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { try await QueueService(queue: queue).run() }

@@ -19,14 +19,14 @@ struct LoggingTests {
                     $0.logger = logger
                 }
             ) { client in
-                var request = Request<Echo>(path: "/get")
+                var request = CourierRequest<Echo>(path: "/get")
                 request.headers = [
                     "Authorization": Self.secrets[0], "Cookie": Self.secrets[1],
                     "Proxy-Authorization": Self.secrets[2], "X-Api-Key": Self.secrets[3], "X-Visible": "shown",
                 ]
                 request.sensitiveHeaders = ["X-Api-Key"]
                 _ = try await client.send(request)
-                _ = await courierError { try await client.send(Request<Void>(path: "/status/500")) }
+                _ = await courierError { try await client.send(CourierRequest<Void>(path: "/status/500")) }
             }
         }
         let lines = handler.entries.map { "\($0.message) \($0.metadata)" }

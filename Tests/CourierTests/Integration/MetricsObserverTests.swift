@@ -11,7 +11,7 @@ struct MetricsObserverTests {
     /// Runs `body` with a client on a test server whose observer records into a fresh store.
     private func withMetrics(
         configure: @escaping (inout ClientConfiguration) -> Void = { _ in },
-        _ body: (TestServer, Client, TestMetrics) async throws -> Void
+        _ body: (TestServer, CourierClient, TestMetrics) async throws -> Void
     ) async throws {
         let metrics = TestMetrics()
         try await withServer { server in
@@ -29,8 +29,8 @@ struct MetricsObserverTests {
         dimensions.first { $0.0 == name }?.1
     }
 
-    private func send(_ client: Client, _ path: String, method: HTTPMethod = .get) async throws -> Response {
-        var request = Request<Response>(method: method, path: path)
+    private func send(_ client: CourierClient, _ path: String, method: CourierHTTPMethod = .get) async throws -> CourierResponse {
+        var request = CourierRequest<CourierResponse>(method: method, path: path)
         request.validators = []
         return try await client.send(request)
     }

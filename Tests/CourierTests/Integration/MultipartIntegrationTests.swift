@@ -62,7 +62,7 @@ struct MultipartIntegrationTests {
             form.addFile(at: photo, named: "copy", filename: "fotografía.png", contentType: "image/x-test")
             try await withServer { server in
                 try await withClient(server) { client in
-                    let parsed = try await client.send(Request<ParsedForm>(method: .post, path: "/multipart", body: try .multipart(form)))
+                    let parsed = try await client.send(CourierRequest<ParsedForm>(method: .post, path: "/multipart", body: try .multipart(form)))
                     #expect(parsed.boundary == form.boundary)
                     #expect(parsed.parts.map(\.name) == ["title", "caption", "avatar", "table", "copy"])
                     #expect(parsed.parts[0].content == "Hello, world" && parsed.parts[0].filename == nil && parsed.parts[0].contentType == nil)
@@ -100,7 +100,7 @@ struct MultipartIntegrationTests {
                         + "Content-Type: application/octet-stream\r\n\r\n").utf8) + Data([0xC3, 0x28]) + Data("\r\n--courier-test-boundary--\r\n".utf8)
             try await withServer { server in
                 try await withClient(server) { client in
-                    let echo = try await client.send(Request<Echo>(method: .post, path: "/anything", body: try .multipart(form)))
+                    let echo = try await client.send(CourierRequest<Echo>(method: .post, path: "/anything", body: try .multipart(form)))
                     let received = try #require(server.receivedRequests.last)
                     #expect(Data(received.body) == expected)
                     #expect(received.header("Content-Type") == "multipart/form-data; boundary=courier-test-boundary")
@@ -126,7 +126,7 @@ struct MultipartIntegrationTests {
         form.addField("after", named: "next")
         try await withServer { server in
             try await withClient(server) { client in
-                let parsed = try await client.send(Request<ParsedForm>(method: .post, path: "/multipart", body: try .multipart(form)))
+                let parsed = try await client.send(CourierRequest<ParsedForm>(method: .post, path: "/multipart", body: try .multipart(form)))
                 #expect(parsed.parts.count == 2)
                 let part = try #require(parsed.parts.first)
                 #expect(part.name == sentName)
@@ -145,10 +145,10 @@ struct MultipartIntegrationTests {
         let server = try await FaultServer.start(.raw(rejection))
         var form = MultipartForm()
         form.addData(Data(repeating: 7, count: 8 << 20), named: "upload", filename: "big.bin")
-        let body = try RequestBody.multipart(form)
+        let body = try CourierRequestBody.multipart(form)
         let error = await courierError {
             try await withClient(nil) { client in
-                _ = try await client.send(Request<Data>(method: .post, path: server.url.absoluteString, body: body))
+                _ = try await client.send(CourierRequest<Data>(method: .post, path: server.url.absoluteString, body: body))
             }
         }
         try await server.shutdown()
@@ -164,10 +164,10 @@ struct MultipartIntegrationTests {
             try contents.write(to: file)
             var form = MultipartForm()
             form.addFile(at: file, named: "file")
-            let body = try RequestBody.multipart(form)
+            let body = try CourierRequestBody.multipart(form)
             try await withServer { server in
                 try await withClient(server) { client in
-                    let request = Request<ParsedForm>(method: .post, path: "/redirect-to?url=/multipart&status_code=307", body: body)
+                    let request = CourierRequest<ParsedForm>(method: .post, path: "/redirect-to?url=/multipart&status_code=307", body: body)
                     let parsed = try await client.send(request)
                     #expect(parsed.parts.first?.size == contents.count)
                     let bodies = server.receivedRequests.map(\.body.count)
@@ -189,7 +189,7 @@ struct MultipartIntegrationTests {
             try await withServer { server in
                 try await withClient(server) { client in
                     let changed = NIOLockedValueBox(false)
-                    var request = Request<Void>(method: .post, path: "/multipart", body: try .multipart(form))
+                    var request = CourierRequest<Void>(method: .post, path: "/multipart", body: try .multipart(form))
                     // The first call comes before the first byte is read: change the file then.
                     request.uploadProgress = { _ in
                         guard
@@ -225,12 +225,12 @@ struct MultipartIntegrationTests {
             try handle.close()
             var form = MultipartForm()
             form.addFile(at: file, named: "file")
-            let body = try RequestBody.multipart(form)
+            let body = try CourierRequestBody.multipart(form)
             let total = try #require(body.length)
             try await withServer { server in
                 try await withClient(server) { client in
                     let callbacks = Recorder<TransferProgress>()
-                    var request = Request<SinkReport>(method: .post, path: "/sink", body: body)
+                    var request = CourierRequest<SinkReport>(method: .post, path: "/sink", body: body)
                     request.uploadProgress = { callbacks.record($0) }
                     let started = ContinuousClock.now
                     let upload = client.start(request)
@@ -264,7 +264,7 @@ struct MultipartIntegrationTests {
         try await withServer { server in
             try await withClient(server) { client in
                 let callbacks = Recorder<TransferProgress>()
-                var request = Request<SinkReport>(method: .post, path: "/sink", body: .data(payload))
+                var request = CourierRequest<SinkReport>(method: .post, path: "/sink", body: .data(payload))
                 request.uploadProgress = { callbacks.record($0) }
                 let report = try await client.send(request)
                 #expect(report.bytes == Int64(payload.count))
@@ -280,7 +280,7 @@ struct MultipartIntegrationTests {
     @Test func aHandleForARequestWithoutABodyEndsItsProgressEmpty() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let handle = client.start(Request<Void>(path: "/get"))
+                let handle = client.start(CourierRequest<Void>(path: "/get"))
                 try await handle.value
                 var values: [TransferProgress] = []
                 for await value in handle.uploadProgress { values.append(value) }

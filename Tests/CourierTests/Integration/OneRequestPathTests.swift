@@ -11,7 +11,7 @@ private final class MarkingInterceptor: Interceptor {
 
     var paths: [String] { seen.withLockedValue { $0 } }
 
-    func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
+    func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
         seen.withLockedValue { $0.append(request.url.path) }
         var request = request
         request.headers.set(name: "X-Intercepted", value: "yes")
@@ -21,8 +21,8 @@ private final class MarkingInterceptor: Interceptor {
 
 /// Answers every request itself, without the network.
 private struct AnsweringInterceptor: Interceptor {
-    func intercept(_ request: HTTPRequest, next: Next) async throws -> Response {
-        Response(status: 200, headers: ["Content-Length": "7"], body: Data("stubbed".utf8), url: request.url)
+    func intercept(_ request: CourierHTTPRequest, next: Next) async throws -> CourierResponse {
+        CourierResponse(status: 200, headers: ["Content-Length": "7"], body: Data("stubbed".utf8), url: request.url)
     }
 }
 
@@ -49,7 +49,7 @@ struct OneRequestPathTests {
                     }
                 ) { client in
                     let file = folder.appendingPathComponent("answer.json")
-                    let result = try await client.download(Request<Void>(path: path), to: .file(file))
+                    let result = try await client.download(CourierRequest<Void>(path: path), to: .file(file))
                     #expect(result.response.status == 200)
                     let body = try String(contentsOf: file, encoding: .utf8)
                     #expect(body.contains("authenticated") || body.contains("tok-1"), "\(body)")
@@ -70,13 +70,13 @@ struct OneRequestPathTests {
                     // Same origin: the token goes on to the redirect's target.
                     let same = folder.appendingPathComponent("same")
                     let target = "/bearer?token=tok-1".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-                    _ = try await client.download(Request<Void>(path: "/redirect-to?url=\(target)"), to: .file(same))
+                    _ = try await client.download(CourierRequest<Void>(path: "/redirect-to?url=\(target)"), to: .file(same))
                     #expect(first.receivedRequests.allSatisfy { $0.header("Authorization") == "Bearer tok-1" })
 
                     // Another origin: neither the configured token nor a header the request set crosses.
                     let other = folder.appendingPathComponent("other")
                     let away = second.url("/range/100").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-                    var request = Request<Void>(path: "/redirect-to?url=\(away)")
+                    var request = CourierRequest<Void>(path: "/redirect-to?url=\(away)")
                     request.headers.add(name: "Cookie", value: "session=42")
                     let result = try await client.download(request, to: .file(other))
                     #expect(result.bytes == 100)
@@ -101,20 +101,20 @@ struct OneRequestPathTests {
                     $0.limits.maximumBodySize = 64 * 1024
                 }
             ) { client in
-                let answer = try await client.stream(Request<Void>(path: "/digest-auth/auth/ada/s3cret/MD5")) { response in
+                let answer = try await client.stream(CourierRequest<Void>(path: "/digest-auth/auth/ada/s3cret/MD5")) { response in
                     try await response.body.collect(upTo: 1 << 20)
                 }
                 #expect(String(decoding: answer, as: UTF8.self).contains("\"authenticated\""))
                 #expect(server.receivedRequests.last?.header("X-Intercepted") == "yes")
 
                 let size = 3 * 1024 * 1024
-                let counted = try await client.stream(Request<Void>(path: "/range/\(size)")) { response in
+                let counted = try await client.stream(CourierRequest<Void>(path: "/range/\(size)")) { response in
                     var count = 0
                     for try await piece in response.body { count += piece.count }
                     return count
                 }
                 #expect(counted == size)
-                let error = await courierError { _ = try await client.send(Request<Data>(path: "/range/\(size)")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<Data>(path: "/range/\(size)")) }
                 #expect(error?.kind == .responseTooLarge)
             }
         }
@@ -126,7 +126,7 @@ struct OneRequestPathTests {
             try await withClient(server) { client in
                 let read = NIOLockedValueBox(false)
                 let error = await courierError {
-                    _ = try await client.stream(Request<Void>(path: "/status/404")) { _ in read.withLockedValue { $0 = true } }
+                    _ = try await client.stream(CourierRequest<Void>(path: "/status/404")) { _ in read.withLockedValue { $0 = true } }
                 }
                 #expect(error?.kind == .validationFailed)
                 #expect(error?.response?.status == 404)
@@ -138,7 +138,7 @@ struct OneRequestPathTests {
     @Test("an interceptor that answers itself has its response handed to the stream reader whole")
     func interceptorAnswerReachesTheReader() async throws {
         try await withClient(nil, configure: { $0.interceptors = [AnsweringInterceptor()] }) { client in
-            let text = try await client.stream(Request<Void>(path: "http://127.0.0.1:9/nowhere")) { response in
+            let text = try await client.stream(CourierRequest<Void>(path: "http://127.0.0.1:9/nowhere")) { response in
                 String(decoding: try await response.body.collect(upTo: 100), as: UTF8.self)
             }
             #expect(text == "stubbed")
@@ -149,28 +149,28 @@ struct OneRequestPathTests {
     func perRequestRedirectPolicy() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var stay = Request<Response>(path: "/redirect/2")
+                var stay = CourierRequest<CourierResponse>(path: "/redirect/2")
                 stay.redirectPolicy = RedirectPolicy.none
                 stay.validators = []
                 let response = try await client.send(stay)
                 #expect(response.status == 302)
-                #expect(try await client.send(Request<Response>(path: "/redirect/2")).status == 200)
+                #expect(try await client.send(CourierRequest<CourierResponse>(path: "/redirect/2")).status == 200)
             }
             try await withClient(server, configure: { $0.redirectPolicy = .none }) { client in
-                var follow = Request<Response>(path: "/redirect/2")
+                var follow = CourierRequest<CourierResponse>(path: "/redirect/2")
                 follow.redirectPolicy = .follow(maximum: 5)
                 let response = try await client.send(follow)
                 #expect(response.status == 200)
                 #expect(response.redirects.count == 2)
-                let error = await courierError { _ = try await client.send(Request<Response>(path: "/redirect/2")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/redirect/2")) }
                 #expect(error?.response?.status == 302)
             }
         }
     }
 
-    @Test("Request.map keeps every field")
+    @Test("CourierRequest.map keeps every field")
     func mapKeepsEveryField() {
-        var request = Request<Data>(method: .put, path: "/x")
+        var request = CourierRequest<Data>(method: .put, path: "/x")
         request.allowsCoalescing = false
         request.redirectPolicy = .follow(maximum: 3)
         request.retryPolicy = .retries(2)
@@ -192,11 +192,11 @@ struct PerRequestCredentialTests {
     func requestCredentialWins() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.authentication = Authentication(.password(user: "ada", password: "wrong")) }) { client in
-                var request = Request<Response>(path: "/digest-auth/auth/ada/right/SHA-256")
+                var request = CourierRequest<CourierResponse>(path: "/digest-auth/auth/ada/right/SHA-256")
                 request.credential = .password(user: "ada", password: "right")
                 let answered = try await client.send(request)
                 #expect(answered.status == 200)
-                let error = await courierError { _ = try await client.send(Request<Response>(path: "/digest-auth/auth/ada/right/SHA-256")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/digest-auth/auth/ada/right/SHA-256")) }
                 #expect(error?.kind == .authenticationFailed)
             }
         }
@@ -209,7 +209,7 @@ struct PerRequestCredentialTests {
                 let outcomes = await withTaskGroup(of: (String, String).self) { group in
                     for token in ["a", "b", "a", "b"] {
                         group.addTask {
-                            var request = Request<Response>(path: "/bearer?token=a")
+                            var request = CourierRequest<CourierResponse>(path: "/bearer?token=a")
                             request.credential = .bearer(token)
                             do {
                                 return (token, "\(try await client.send(request).status)")
@@ -234,7 +234,7 @@ struct PerRequestCredentialTests {
         try await withTwoServers { first, second in
             try await withClient(first) { client in
                 let away = second.url("/get").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-                var request = Request<Response>(path: "/redirect-to?url=\(away)")
+                var request = CourierRequest<CourierResponse>(path: "/redirect-to?url=\(away)")
                 request.credential = .password(user: "ada", password: "pw", preemptive: true)
                 _ = try await client.send(request)
                 #expect(first.receivedRequests.first?.header("Authorization") != nil)
@@ -254,7 +254,7 @@ struct PerRequestCredentialQueueTests {
             var configuration = QueueConfiguration(path: folder.appendingPathComponent("queue.sqlite").path)
             configuration.deliversOnOpen = false
             let queue = try await client.openQueue(configuration)
-            var request = Request<Void>(method: .post, path: "http://127.0.0.1:9/notes")
+            var request = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:9/notes")
             request.credential = .bearer("secret-token")
             let error = await courierError { _ = try await queue.enqueue(request) }
             #expect(error?.kind == .invalidBody)
@@ -264,7 +264,7 @@ struct PerRequestCredentialQueueTests {
     }
 }
 
-@Suite("Client.stream cancellation")
+@Suite("CourierClient.stream cancellation")
 struct StreamCancellationTests {
     @Test("cancelling the reader's task ends a streamed request with a typed error and closes its connection")
     func cancellingClosesTheConnection() async throws {
@@ -272,7 +272,7 @@ struct StreamCancellationTests {
             try await withClient(server) { client in
                 let firstPiece = AsyncStream<Void>.makeStream()
                 let task = Task {
-                    try await client.stream(Request<Void>(path: "/drip?numbytes=20&duration=20")) { response in
+                    try await client.stream(CourierRequest<Void>(path: "/drip?numbytes=20&duration=20")) { response in
                         var iterator = response.body.makeAsyncIterator()
                         _ = try await iterator.next()
                         firstPiece.continuation.yield()

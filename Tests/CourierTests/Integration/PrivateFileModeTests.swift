@@ -91,7 +91,7 @@ struct PrivateFileModeTests {
             var configuration = ClientConfiguration()
             configuration.logger = Logger(label: "test", factory: { [logging] _ in logging })
             configuration.cache = CacheConfiguration(storage: TieredCacheStorage(front: MemoryCacheStorage(), back: disk))
-            let client = Client(configuration: configuration)
+            let client = CourierClient(configuration: configuration)
             try await client.shutdown()
             #expect(logging.entries.map(\.message.description) == disk.permissionWarnings)
         }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import Courier
 
-@Suite("Response.protocolVersion: the version of HTTP the response arrived over")
+@Suite("CourierResponse.protocolVersion: the version of HTTP the response arrived over")
 struct ProtocolVersionTests {
     @Test(
         "an HTTP/1.0 response over the default transport, buffered and streamed",
@@ -15,8 +15,8 @@ struct ProtocolVersionTests {
         let server = try await FaultServer.start(.raw(Array("HTTP/1.0 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8)))
         defer { Task { try? await server.shutdown() } }
         try await withClient(nil) { client in
-            let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(server.port)/")!)
-            let version: Response.ProtocolVersion
+            let request = CourierHTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(server.port)/")!)
+            let version: CourierResponse.ProtocolVersion
             if streamed {
                 version = try await client.stream(request) { $0.head.protocolVersion }
             } else {
@@ -33,12 +33,12 @@ struct ProtocolVersionTests {
     func http11() async throws {
         try await TestServer.withServer { server in
             try await withClient(server) { client in
-                let response = try await client.send(HTTPRequest(method: .get, url: server.url("/get")))
+                let response = try await client.send(CourierHTTPRequest(method: .get, url: server.url("/get")))
                 #expect(response.protocolVersion == .http11)
             }
         }
         try await TLSWorld().run { server, client in
-            let response = try await client.send(HTTPRequest(method: .get, url: server.url("/get")))
+            let response = try await client.send(CourierHTTPRequest(method: .get, url: server.url("/get")))
             #expect(response.status == 200)
             #expect(response.protocolVersion == .http11)
         }
@@ -56,8 +56,8 @@ struct ProtocolVersionTests {
         let heard = VersionRecorder()
         var configuration = ClientConfiguration()
         configuration.observers = [heard]
-        let client = Client(configuration: configuration, transport: transport)
-        let response = try await client.send(HTTPRequest(method: .get, url: server.url))
+        let client = CourierClient(configuration: configuration, transport: transport)
+        let response = try await client.send(CourierHTTPRequest(method: .get, url: server.url))
         #expect(response.status == 200)
         #expect(response.protocolVersion == .http2)
         #expect(response.protocolVersion.description == "HTTP/2")
@@ -66,20 +66,20 @@ struct ProtocolVersionTests {
 
     @Test("versions print as status lines spell them and order by number")
     func descriptions() {
-        #expect(Response.ProtocolVersion.http10.description == "HTTP/1.0")
-        #expect(Response.ProtocolVersion.http11.description == "HTTP/1.1")
-        #expect(Response.ProtocolVersion.http3.description == "HTTP/3")
-        #expect(Response.ProtocolVersion(major: 2, minor: 1).description == "HTTP/2.1")
-        #expect(Response.ProtocolVersion.http10 < .http11 && Response.ProtocolVersion.http11 < .http2)
-        #expect(Response(status: 200, url: URL(string: "http://example.test/")!).protocolVersion == .http11)
+        #expect(CourierResponse.ProtocolVersion.http10.description == "HTTP/1.0")
+        #expect(CourierResponse.ProtocolVersion.http11.description == "HTTP/1.1")
+        #expect(CourierResponse.ProtocolVersion.http3.description == "HTTP/3")
+        #expect(CourierResponse.ProtocolVersion(major: 2, minor: 1).description == "HTTP/2.1")
+        #expect(CourierResponse.ProtocolVersion.http10 < .http11 && CourierResponse.ProtocolVersion.http11 < .http2)
+        #expect(CourierResponse(status: 200, url: URL(string: "http://example.test/")!).protocolVersion == .http11)
     }
 }
 
 /// Records the protocol version of every response head an exchange received.
 private final class VersionRecorder: RequestObserver, Sendable {
-    private let recorded = NIOLockedValueBox<[Response.ProtocolVersion]>([])
+    private let recorded = NIOLockedValueBox<[CourierResponse.ProtocolVersion]>([])
 
-    var versions: [Response.ProtocolVersion] { recorded.withLockedValue { $0 } }
+    var versions: [CourierResponse.ProtocolVersion] { recorded.withLockedValue { $0 } }
 
     func exchangeDidReceive(_ event: ExchangeEvent) {
         if let version = event.protocolVersion { recorded.withLockedValue { $0.append(version) } }

@@ -25,12 +25,12 @@ struct ProxyIntegrationTests {
                     $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: "pr0xy s3cret")
                 }
             ) { client in
-                var request = Request<Response>(path: "/headers")
+                var request = CourierRequest<CourierResponse>(path: "/headers")
                 // A Proxy-Authorization of the caller's would only reach the origin: it is dropped.
                 request.headers.add(name: "Proxy-Authorization", value: "Basic c2hvdWxkLW5vdC1sZWFr")
                 let response = try await client.response(for: request)
                 #expect(response.status == 200)
-                _ = try await client.response(for: Request<Response>(path: "/redirect/2"))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/2"))
             }
             #expect(proxy.tunnels >= 1)
             #expect(proxy.forwardedRequests == 0)
@@ -53,8 +53,8 @@ struct ProxyIntegrationTests {
             var configuration = ClientConfiguration()
             configuration.proxy = Proxy(host: "127.0.0.1", port: proxy.port)
             configuration.tls.pins = [HostPins(host: "*", pins: [try Pin("sha256/" + String(repeating: "A", count: 43) + "=")])]
-            let client = Client(configuration: configuration)
-            let error = await courierError { _ = try await client.response(for: Request<Response>(path: "https://127.0.0.1:1/get")) }
+            let client = CourierClient(configuration: configuration)
+            let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "https://127.0.0.1:1/get")) }
             try await client.shutdown()
             #expect(error?.kind == .proxy)
             #expect(error?.message.contains("TLS settings of its own") == true)
@@ -70,7 +70,7 @@ struct ProxyIntegrationTests {
                     $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: "wrong")
                 }
             ) { client in
-                let error = await courierError { _ = try await client.response(for: Request<Response>(path: "/get")) }
+                let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/get")) }
                 #expect(error?.kind == .proxy)
                 #expect(error?.requestMayHaveBeenSent == false)
                 #expect(error?.message.contains("407") == true)
@@ -83,7 +83,7 @@ struct ProxyIntegrationTests {
     @Test func aProxyWithoutCredentialsNeedsNone() async throws {
         try await withProxy { server, proxy in
             try await withClient(server, configure: { $0.proxy = try! Proxy(url: URL(string: "http://127.0.0.1:\(proxy.port)")!) }) { client in
-                let response = try await client.response(for: Request<Response>(path: "/get"))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/get"))
                 #expect(response.status == 200)
             }
             #expect(proxy.tunnels >= 1)
@@ -109,7 +109,7 @@ struct ProxyFailureTests {
     @Test func anUnreachableProxyIsNamedInTheError() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.proxy = Proxy(host: "127.0.0.1", port: 1) }) { client in
-                let error = await courierError { _ = try await client.response(for: Request<Response>(path: "/get")) }
+                let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/get")) }
                 #expect(error?.kind == .connectionFailed)
                 #expect(error?.message.contains("proxy 127.0.0.1:1") == true)
             }

@@ -38,7 +38,7 @@ func withQueue<T>(
 ) async throws -> T {
     var configuration = testQueueConfiguration(path: path)
     configure(&configuration)
-    return try await Client.withClient(configuration: clientConfiguration) { client in
+    return try await CourierClient.withClient(configuration: clientConfiguration) { client in
         let queue = try await client.openQueue(configuration)
         do {
             let result = try await body(queue)

@@ -15,7 +15,7 @@ struct QueueMetricsTests {
             try await withServer { server in
                 try await withQueueFolder { path in
                     try await withQueue(path: path) { queue in
-                        let post = { (path: String) in Request<Void>(method: .post, path: server.url(path).absoluteString) }
+                        let post = { (path: String) in CourierRequest<Void>(method: .post, path: server.url(path).absoluteString) }
                         let delivered = try await queue.enqueue(post("/idempotent/metrics")).outcome()
                         let failed = try await queue.enqueue(post("/status/404")).outcome()
                         #expect(delivered.state == .delivered && failed.state == .failed)

@@ -45,7 +45,7 @@ struct RedirectIntegrationTests {
         try await withTwoServers { a, b in
             try await withClient(nil) { client in
                 let (path, final) = Self.start(chain, status: status, a: a, b: b)
-                var request = Request<Response>(method: .get, path: path)
+                var request = CourierRequest<CourierResponse>(method: .get, path: path)
                 request.headers = [
                     "Authorization": "Basic dTpw", "Cookie": "session=1", "Proxy-Authorization": "Basic eDp5",
                     "X-Api-Key": "k", "X-Trace": "t",
@@ -73,7 +73,7 @@ struct RedirectIntegrationTests {
     func postIsRewrittenOrKeptByStatus(status: Int, expectedMethod: String) async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Echo>(method: .post, path: "/redirect-to?url=/anything/target&status_code=\(status)", body: .text("payload"))
+                var request = CourierRequest<Echo>(method: .post, path: "/redirect-to?url=/anything/target&status_code=\(status)", body: .text("payload"))
                 request.validators = [.statusCode(200..<300)]
                 let echo = try await client.send(request)
                 #expect(echo.method == expectedMethod)
@@ -86,10 +86,10 @@ struct RedirectIntegrationTests {
     @Test func relativeAndAbsoluteChainsAreFollowedAndCounted() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let relative = try await client.response(for: Request<Response>(path: "/redirect/4"))
+                let relative = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/4"))
                 #expect(relative.redirects.count == 4)
                 #expect(relative.url.path == "/get")
-                let absolute = try await client.response(for: Request<Response>(path: "/absolute-redirect/3"))
+                let absolute = try await client.response(for: CourierRequest<CourierResponse>(path: "/absolute-redirect/3"))
                 #expect(absolute.redirects.count == 3)
                 #expect(absolute.redirects.first?.from == server.url("/absolute-redirect/3"))
             }
@@ -99,11 +99,11 @@ struct RedirectIntegrationTests {
     @Test func limitIsEnforcedAndNoFollowDeliversTheRedirect() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.redirectPolicy = .follow(maximum: 2) }) { client in
-                let error = await courierError { _ = try await client.response(for: Request<Response>(path: "/redirect/3")) }
+                let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/3")) }
                 #expect(error?.kind == .tooManyRedirects)
             }
             try await withClient(server, configure: { $0.redirectPolicy = .none }) { client in
-                var request = Request<Response>(path: "/redirect/3")
+                var request = CourierRequest<CourierResponse>(path: "/redirect/3")
                 request.validators = []
                 let response = try await client.send(request)
                 #expect(response.status == 302)
@@ -116,9 +116,9 @@ struct RedirectIntegrationTests {
     @Test func defaultLimitIsTen() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let ten = try await client.response(for: Request<Response>(path: "/redirect/10"))
+                let ten = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/10"))
                 #expect(ten.redirects.count == 10)
-                let error = await courierError { _ = try await client.response(for: Request<Response>(path: "/redirect/11")) }
+                let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/11")) }
                 #expect(error?.kind == .tooManyRedirects)
             }
         }
@@ -129,7 +129,7 @@ struct RedirectIntegrationTests {
         let server = try await FaultServer.start(.raw(Array(response.utf8)))
         let error = await courierError {
             try await withClient(nil) { client in
-                _ = try await client.response(for: Request<Response>(path: server.url.appendingPathComponent("same").absoluteString))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: server.url.appendingPathComponent("same").absoluteString))
             }
         }
         try await server.shutdown()

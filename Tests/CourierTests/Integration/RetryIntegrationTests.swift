@@ -12,7 +12,7 @@ struct RetryIntegrationTests {
         attempts: Int = 3,
         clock: RecordingClock,
         events: NIOLockedValueBox<[Int]>,
-        _ body: (Client) async throws -> T
+        _ body: (CourierClient) async throws -> T
     ) async throws -> T {
         try await withClient(
             server,
@@ -28,7 +28,7 @@ struct RetryIntegrationTests {
         let events = NIOLockedValueBox<[Int]>([])
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: events) { client in
-                let echo = try await client.send(Request<Echo>(path: "/flaky?failures=2&status=502&key=a"))
+                let echo = try await client.send(CourierRequest<Echo>(path: "/flaky?failures=2&status=502&key=a"))
                 #expect(echo.method == "GET")
                 #expect(server.receivedRequests.count == 3)
             }
@@ -45,7 +45,7 @@ struct RetryIntegrationTests {
         let clock = RecordingClock()
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: .init([])) { client in
-                _ = try await client.send(Request<Echo>(path: "/flaky?failures=1&status=503&retry_after=\(header)"))
+                _ = try await client.send(CourierRequest<Echo>(path: "/flaky?failures=1&status=503&retry_after=\(header)"))
             }
         }
         #expect(clock.sleeps == [expected])
@@ -58,7 +58,7 @@ struct RetryIntegrationTests {
         let encoded = date.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: .init([])) { client in
-                _ = try await client.send(Request<Echo>(path: "/flaky?failures=1&status=429&retry_after=\(encoded)"))
+                _ = try await client.send(CourierRequest<Echo>(path: "/flaky?failures=1&status=429&retry_after=\(encoded)"))
             }
         }
         let sleep = try #require(clock.sleeps.first)
@@ -73,7 +73,7 @@ struct RetryIntegrationTests {
         let clock = RecordingClock()
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: .init([])) { client in
-                var request = Request<Response>(method: .post, path: "/flaky?failures=1&key=post", body: .text("x"))
+                var request = CourierRequest<CourierResponse>(method: .post, path: "/flaky?failures=1&key=post", body: .text("x"))
                 request.validators = []
                 let response = try await client.send(request)
                 #expect(response.status == 503)
@@ -87,7 +87,7 @@ struct RetryIntegrationTests {
         let clock = RecordingClock()
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: .init([])) { client in
-                var request = Request<Echo>(method: .post, path: "/flaky?failures=1&key=keyed", body: .text("x"))
+                var request = CourierRequest<Echo>(method: .post, path: "/flaky?failures=1&key=keyed", body: .text("x"))
                 request.headers.add(name: "Idempotency-Key", value: "4f0c1a52")
                 let echo = try await client.send(request)
                 #expect(echo.data == "x")
@@ -104,7 +104,7 @@ struct RetryIntegrationTests {
         try await server.shutdown()
         let error = await courierError {
             try await Self.withRetryingClient(nil, clock: clock, events: events) { client in
-                _ = try await client.send(Request<Response>(method: .post, path: url.absoluteString, body: .text("x")))
+                _ = try await client.send(CourierRequest<CourierResponse>(method: .post, path: url.absoluteString, body: .text("x")))
             }
         }
         #expect(error?.kind == .connectionFailed)
@@ -116,7 +116,7 @@ struct RetryIntegrationTests {
         let clock = RecordingClock()
         try await withServer { server in
             try await Self.withRetryingClient(server, attempts: 3, clock: clock, events: .init([])) { client in
-                let error = await courierError { _ = try await client.send(Request<Echo>(path: "/flaky?failures=9&status=504&key=x")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<Echo>(path: "/flaky?failures=9&status=504&key=x")) }
                 #expect(error?.kind == .validationFailed)
                 #expect(error?.response?.status == 504)
                 #expect(server.receivedRequests.count == 3)
@@ -128,7 +128,7 @@ struct RetryIntegrationTests {
         let clock = RecordingClock()
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: .init([])) { client in
-                var request = Request<Response>(path: "/flaky?failures=1&key=override")
+                var request = CourierRequest<CourierResponse>(path: "/flaky?failures=1&key=override")
                 request.retryPolicy = RetryPolicy.none
                 request.validators = []
                 let response = try await client.send(request)

@@ -25,7 +25,7 @@ struct SafetyTests {
     @Test(arguments: poison)
     func controlCharactersInTheMethod(poison: String) async throws {
         try await assertRejected(.invalidMethod) { request in
-            request.method = HTTPMethod("GET\(poison)")
+            request.method = CourierHTTPMethod("GET\(poison)")
         }
     }
 
@@ -41,7 +41,7 @@ struct SafetyTests {
         try await withServer { server in
             let injector = HeaderInjector(["X-From-Interceptor": "v\(poison)X-Injected: 1"])
             try await withClient(server, configure: { $0.interceptors = [injector] }) { client in
-                let error = await courierError { try await client.send(Request<Void>(path: "/get")) }
+                let error = await courierError { try await client.send(CourierRequest<Void>(path: "/get")) }
                 #expect(error?.kind == .invalidHeader)
                 #expect(server.receivedRequests.isEmpty)
                 #expect(server.acceptedConnections == 0)
@@ -51,10 +51,10 @@ struct SafetyTests {
 
     @Test func invalidURLsNameTheInput() async throws {
         try await withClient(nil) { client in
-            let error = await courierError { try await client.send(Request<Void>(path: "ftp://example.com/file")) }
+            let error = await courierError { try await client.send(CourierRequest<Void>(path: "ftp://example.com/file")) }
             #expect(error?.kind == .invalidURL)
             #expect(error?.message.contains("ftp://example.com/file") == true)
-            let relative = await courierError { try await client.send(Request<Void>(path: "/no-base")) }
+            let relative = await courierError { try await client.send(CourierRequest<Void>(path: "/no-base")) }
             #expect(relative?.kind == .invalidURL)
             #expect(relative?.message.contains("/no-base") == true)
         }
@@ -63,11 +63,11 @@ struct SafetyTests {
     private func assertRejected(
         _ kind: CourierError.Kind,
         sourceLocation: SourceLocation = #_sourceLocation,
-        _ poison: (inout Request<Void>) -> Void
+        _ poison: (inout CourierRequest<Void>) -> Void
     ) async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = Request<Void>(path: "/get")
+                var request = CourierRequest<Void>(path: "/get")
                 poison(&request)
                 let error = await courierError { try await client.send(request) }
                 #expect(error?.kind == kind, sourceLocation: sourceLocation)

@@ -14,7 +14,7 @@ final class CountingTransport: Transport {
     /// Starts counting the most exchanges in flight at once afresh.
     func resetMost() { counts.withLockedValue { $0.most = $0.now } }
 
-    func send(_ request: HTTPRequest, deadline: ContinuousClock.Instant?) async throws -> Response {
+    func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         counts.withLockedValue {
             $0.now += 1; $0.most = max($0.most, $0.now)
         }
@@ -29,14 +29,14 @@ final class CountingTransport: Transport {
 struct SchedulerIntegrationTests {
     static func withScheduledClient<T>(
         global: Int = 64, perHost: Int, adaptive: AdaptiveConcurrency? = nil,
-        _ body: (Client, CountingTransport) async throws -> T
+        _ body: (CourierClient, CountingTransport) async throws -> T
     ) async throws -> T {
         var configuration = ClientConfiguration()
         configuration.limits.maximumConcurrentRequests = global
         configuration.limits.maximumConcurrentRequestsPerHost = perHost
         configuration.limits.adaptiveConcurrency = adaptive
         let transport = CountingTransport()
-        let client = Client(configuration: configuration, transport: transport, ownsTransport: true)
+        let client = CourierClient(configuration: configuration, transport: transport, ownsTransport: true)
         do {
             let result = try await body(client, transport)
             try await client.shutdown()
@@ -53,7 +53,7 @@ struct SchedulerIntegrationTests {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<16 {
                         let server = index.isMultiple(of: 2) ? a : b
-                        group.addTask { _ = try await client.send(Request<Data>(path: server.url("/delay/0.1?i=\(index)").absoluteString)) }
+                        group.addTask { _ = try await client.send(CourierRequest<Data>(path: server.url("/delay/0.1?i=\(index)").absoluteString)) }
                     }
                     try await group.waitForAll()
                 }
@@ -63,7 +63,7 @@ struct SchedulerIntegrationTests {
             try await Self.withScheduledClient(perHost: 3) { client, transport in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<12 {
-                        group.addTask { _ = try await client.send(Request<Data>(path: a.url("/delay/0.1?j=\(index)").absoluteString)) }
+                        group.addTask { _ = try await client.send(CourierRequest<Data>(path: a.url("/delay/0.1?j=\(index)").absoluteString)) }
                     }
                     try await group.waitForAll()
                 }
@@ -77,11 +77,11 @@ struct SchedulerIntegrationTests {
             try await Self.withScheduledClient(perHost: 1) { client, _ in
                 // The blocker holds the only slot until the test cancels it, however slow the
                 // machine is.
-                let blocker = client.start(Request<Data>(path: server.url("/gate/held").absoluteString))
+                let blocker = client.start(CourierRequest<Data>(path: server.url("/gate/held").absoluteString))
                 #expect(await eventually { client.activity.inFlight == 1 })
                 var handles: [RequestHandle<Data>] = []
                 for (name, priority) in [("low", RequestPriority.low), ("default", .default), ("high", .high), ("raised", .low)] {
-                    var request = Request<Data>(path: server.url("/anything/\(name)").absoluteString)
+                    var request = CourierRequest<Data>(path: server.url("/anything/\(name)").absoluteString)
                     request.priority = priority
                     handles.append(client.start(request))
                     #expect(await eventually { client.activity.waiting == handles.count })
@@ -99,9 +99,9 @@ struct SchedulerIntegrationTests {
     @Test func cancellingAWaitingRequestRemovesItAtOnce() async throws {
         try await withServer { server in
             try await Self.withScheduledClient(perHost: 1) { client, _ in
-                let blocker = client.start(Request<Data>(path: server.url("/gate/held").absoluteString))
+                let blocker = client.start(CourierRequest<Data>(path: server.url("/gate/held").absoluteString))
                 #expect(await eventually { client.activity.inFlight == 1 })
-                let waiting = client.start(Request<Data>(path: server.url("/anything/never").absoluteString))
+                let waiting = client.start(CourierRequest<Data>(path: server.url("/anything/never").absoluteString))
                 #expect(await eventually { client.activity.waiting == 1 })
                 waiting.cancel()
                 let error = await courierError { _ = try await waiting.value }
@@ -126,8 +126,8 @@ struct SchedulerIntegrationTests {
                     }
                     return seen
                 }
-                async let first: Data = client.send(Request<Data>(path: server.url("/delay/0.2").absoluteString))
-                async let second: Data = client.send(Request<Data>(path: server.url("/anything/2").absoluteString))
+                async let first: Data = client.send(CourierRequest<Data>(path: server.url("/delay/0.2").absoluteString))
+                async let second: Data = client.send(CourierRequest<Data>(path: server.url("/anything/2").absoluteString))
                 _ = try await (first, second)
                 let seen = await collector.value
                 #expect(seen.first == Activity(waiting: 0, inFlight: 0))

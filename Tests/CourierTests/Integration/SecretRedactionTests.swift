@@ -34,12 +34,12 @@ struct SecretRedactionTests {
             ) { client in
                 // The values travel percent-encoded in the URLs, which are logged; the
                 // decoded secrets must not appear anywhere.
-                _ = try await client.response(for: Request<Response>(path: "/cookies/set?session=\(queryEncoded(cookieValue))"))
-                var keyed = Request<Response>(path: "/headers")
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/cookies/set?session=\(queryEncoded(cookieValue))"))
+                var keyed = CourierRequest<CourierResponse>(path: "/headers")
                 keyed.headers.add(name: "X-Api-Key", value: apiKey)
                 _ = try await client.response(for: keyed)
-                _ = try await client.response(for: Request<Response>(path: "/basic-auth/ada/\(queryEncoded(password))"))
-                _ = try await client.response(for: Request<Response>(path: "/digest-auth/auth/ada/\(queryEncoded(password))/SHA-256"))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/basic-auth/ada/\(queryEncoded(password))"))
+                _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/digest-auth/auth/ada/\(queryEncoded(password))/SHA-256"))
             }
             for request in server.receivedRequests {
                 secrets += request.headerValues("Authorization") + request.headerValues("Cookie")

@@ -26,12 +26,12 @@ struct StatusCodeTests {
     func outOfRange(head: String) async throws {
         try await respond(head) { port in
             try await withClient(nil) { client in
-                var request = Request<Response>(path: "http://127.0.0.1:\(port)/")
+                var request = CourierRequest<CourierResponse>(path: "http://127.0.0.1:\(port)/")
                 request.validators = []
                 let error = await courierError { _ = try await client.send(request) }
                 #expect(error?.kind == .malformedResponse)
                 let streamed = await courierError {
-                    _ = try await client.stream(Request<Void>(path: "http://127.0.0.1:\(port)/")) { _ in }
+                    _ = try await client.stream(CourierRequest<Void>(path: "http://127.0.0.1:\(port)/")) { _ in }
                 }
                 #expect(streamed?.kind == .malformedResponse)
             }
@@ -46,7 +46,7 @@ struct StatusCodeTests {
     func interimResponses(interim: String) async throws {
         try await respond(interim + "HTTP/1.1 201 Created\r\n") { port in
             try await withClient(nil) { client in
-                let response = try await client.send(Request<Response>(path: "http://127.0.0.1:\(port)/"))
+                let response = try await client.send(CourierRequest<CourierResponse>(path: "http://127.0.0.1:\(port)/"))
                 #expect(response.status == 201)
                 #expect(response.body == Data("hi".utf8))
             }

@@ -16,14 +16,14 @@ struct StreamedBodyIntegrationTests {
                         group.addTask {
                             var statuses: [Int] = []
                             for index in 0..<30 {
-                                let body = RequestBody.stream(length: 6) {
+                                let body = CourierRequestBody.stream(length: 6) {
                                     AsyncThrowingStream { continuation in
                                         continuation.yield(Data("abc".utf8))
                                         continuation.yield(Data("def".utf8))
                                         continuation.finish()
                                     }
                                 }
-                                var request = Request<Response>(method: .post, path: index % 3 == 0 ? "/status/404" : "/post?w=\(worker)", body: body)
+                                var request = CourierRequest<CourierResponse>(method: .post, path: index % 3 == 0 ? "/status/404" : "/post?w=\(worker)", body: body)
                                 request.validators = []
                                 statuses.append(try await client.send(request).status)
                             }

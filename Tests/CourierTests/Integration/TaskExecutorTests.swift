@@ -4,7 +4,7 @@ import Foundation
 import NIOPosix
 import Testing
 
-@Suite("Client.makeTaskExecutor()")
+@Suite("CourierClient.makeTaskExecutor()")
 struct TaskExecutorTests {
     @Test func aTaskOnTheExecutorIsResumedOnAnEventLoopAfterEachResponse() async throws {
         try await withServer { server in
@@ -12,7 +12,7 @@ struct TaskExecutorTests {
                 let onLoop = try await withTaskExecutorPreference(client.makeTaskExecutor()) {
                     var resumedOnLoop: [Bool] = []
                     for _ in 0..<5 {
-                        let response = try await client.response(for: Request<Data>(path: "/bytes/100"))
+                        let response = try await client.response(for: CourierRequest<Data>(path: "/bytes/100"))
                         #expect(response.body.count == 100)
                         resumedOnLoop.append(MultiThreadedEventLoopGroup.currentEventLoop != nil)
                     }
@@ -26,7 +26,7 @@ struct TaskExecutorTests {
     @Test func aTaskWithoutItIsResumedOffTheEventLoops() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let response = try await client.response(for: Request<Data>(path: "/bytes/100"))
+                let response = try await client.response(for: CourierRequest<Data>(path: "/bytes/100"))
                 #expect(response.body.count == 100)
                 #expect(MultiThreadedEventLoopGroup.currentEventLoop == nil)
             }
@@ -37,7 +37,7 @@ struct TaskExecutorTests {
         try await withServer { server in
             try await withClient(server) { client in
                 // A request from the pool leaves an idle connection behind...
-                _ = try await client.send(Request<Data>(path: "/bytes/10"))
+                _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
                 #expect(server.acceptedConnections == 1)
                 // ...which tasks on a loop do not take: they open one on their loop, and reuse it.
                 let executor = client.makeTaskExecutor()
@@ -45,14 +45,14 @@ struct TaskExecutorTests {
                 for _ in 0..<3 {
                     loops.insert(
                         try await withTaskExecutorPreference(executor) {
-                            _ = try await client.send(Request<Data>(path: "/bytes/10"))
+                            _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
                             return MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
                         })
                 }
                 #expect(loops.count == 1 && loops.first! != nil)
                 #expect(server.acceptedConnections == 2)
                 // The pool's callers still reuse theirs.
-                _ = try await client.send(Request<Data>(path: "/bytes/10"))
+                _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
                 #expect(server.acceptedConnections == 2)
                 #expect(server.openConnections == 2)
             }

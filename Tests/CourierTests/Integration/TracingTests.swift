@@ -11,7 +11,7 @@ struct TracingTests {
     /// Runs `body` with a client on a test server that records its spans in a new tracer.
     private func withTracer(
         configure: @escaping (inout ClientConfiguration) -> Void = { _ in },
-        _ body: (TestServer, Client, InMemoryTracer) async throws -> Void
+        _ body: (TestServer, CourierClient, InMemoryTracer) async throws -> Void
     ) async throws {
         let tracer = InMemoryTracer()
         try await withServer { server in
@@ -29,8 +29,8 @@ struct TracingTests {
         span?.attributes[key]?.toSpanAttribute()
     }
 
-    private func send(_ client: Client, _ path: String, method: HTTPMethod = .get) async throws -> Response {
-        var request = Request<Response>(method: method, path: path)
+    private func send(_ client: CourierClient, _ path: String, method: CourierHTTPMethod = .get) async throws -> CourierResponse {
+        var request = CourierRequest<CourierResponse>(method: method, path: path)
         request.validators = []
         return try await client.send(request)
     }

@@ -12,13 +12,13 @@ struct UploadSamplesTests {
             let portrait = uploads.appendingPathComponent("portrait.jpg")
             try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: portrait)
             try await TestServer.withServer { server in
-                try await Client.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+                try await CourierClient.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
                     var form = MultipartForm()
                     form.addField("Ada Lovelace", named: "name")
                     form.addFile(at: portrait, named: "avatar")
                     form.addData(Data("a,b\n1,2\n".utf8), named: "table", filename: "table.csv")
 
-                    let request = Request<Response>(method: .post, path: "/profile", body: try .multipart(form))
+                    let request = CourierRequest<CourierResponse>(method: .post, path: "/profile", body: try .multipart(form))
                     let response = try await client.send(request)
 
                     let echo = try response.decode(Echo.self)
@@ -35,7 +35,7 @@ struct UploadSamplesTests {
     @Test func anUnreadableFileIsRefusedWhenTheBodyIsMade() {
         var form = MultipartForm()
         form.addFile(at: URL(fileURLWithPath: "/var/uploads/portrait.jpg"), named: "avatar")
-        var request = Request<Response>(method: .post, path: "/profile")
+        var request = CourierRequest<CourierResponse>(method: .post, path: "/profile")
         var message = ""
         do throws(CourierError) {
             request.body = try .multipart(form)
@@ -60,8 +60,8 @@ struct UploadSamplesTests {
             form.addFile(at: video, named: "video")
             let lines = Recorder<String>()
             try await TestServer.withServer { server in
-                try await Client.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
-                    var upload = Request<Response>(method: .post, path: "/videos", body: try .multipart(form))
+                try await CourierClient.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+                    var upload = CourierRequest<CourierResponse>(method: .post, path: "/videos", body: try .multipart(form))
                     upload.uploadProgress = { progress in
                         lines.record("\(progress.completedBytes) of \(progress.totalBytes ?? 0) bytes")
                     }

@@ -42,7 +42,7 @@ struct CookiePropertyTests {
             Property.integer(in: (Int64.min + 1)...Int64.max).optional, zip(Gen<Character>.letterOrNumber.string(of: 1...12), Gen<Bool>.bool).optional,
             Self.value.optional
         )
-        let sameSite = Gen<Int>.value(in: 0...3).map { [nil, Cookie.SameSite.strict, Cookie.SameSite.lax, Cookie.SameSite.none][$0] }
+        let sameSite = Gen<Int>.value(in: 0...3).map { [nil, CourierCookie.SameSite.strict, CourierCookie.SameSite.lax, CourierCookie.SameSite.none][$0] }
         let flags = zip(Gen<Bool>.bool, Gen<Bool>.bool, sameSite, Gen<UInt64>.value())
         await propertyCheck(count: Property.cases(2000), input: Self.name, Self.value, attributes, flags) { name, value, attributes, flags in
             let (expires, maxAge, domain, path) = attributes
@@ -106,11 +106,11 @@ struct CookiePropertyTests {
                 #expect((error as? CourierError)?.kind == .cookieStorage)
             }
             let cookies = generated.map { strings, expires, created, bits in
-                Cookie(
+                CourierCookie(
                     name: strings.0, value: strings.1, domain: strings.2, path: "/" + strings.1,
                     expires: expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
                     isSecure: bits & 1 != 0, isHTTPOnly: bits & 2 != 0, isHostOnly: bits & 4 != 0,
-                    sameSite: [Cookie.SameSite.strict, Cookie.SameSite.lax, Cookie.SameSite.none, nil][Int(bits >> 4)], created: Date(timeIntervalSince1970: TimeInterval(created))
+                    sameSite: [CourierCookie.SameSite.strict, CourierCookie.SameSite.lax, CourierCookie.SameSite.none, nil][Int(bits >> 4)], created: Date(timeIntervalSince1970: TimeInterval(created))
                 )
             }
             try CookieFile.save(cookies, to: file)

@@ -40,7 +40,7 @@ struct NetscapeCookiePropertyTests {
         let flags = Gen<UInt8>.value(in: 0...7)
         await propertyCheck(count: Property.cases(1000), input: zip(token, value, domain, token), expiry, flags) { strings, expires, bits in
             let (name, value, domain, path) = strings
-            let cookie = Cookie(
+            let cookie = CourierCookie(
                 name: "n" + name, value: value, domain: domain, path: "/" + path,
                 expires: expires.map { Date(timeIntervalSince1970: TimeInterval(min($0, NetscapeCookieFormat.latestExpiry))) },
                 isSecure: bits & 1 != 0, isHTTPOnly: bits & 2 != 0, isHostOnly: bits & 4 != 0, created: Self.now

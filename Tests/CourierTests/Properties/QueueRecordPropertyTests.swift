@@ -45,7 +45,7 @@ struct QueueRecordPropertyTests {
 
     @Test("any request encodes and decodes to itself")
     func roundTrip() async throws {
-        let method = Gen<Int>.value(in: 0...4).map { [HTTPMethod.get, .post, .put, .delete, .patch][$0] }
+        let method = Gen<Int>.value(in: 0...4).map { [CourierHTTPMethod.get, .post, .put, .delete, .patch][$0] }
         // Any duration whose seconds an Int64 holds, as `enqueue` can write.
         let durations = zip(Property.integer(in: (Int64.min + 1)...(Int64.max - 1)).optional, Property.integer(in: -999_999_999_999_999_999...999_999_999_999_999_999))
             .map { seconds, attoseconds in seconds.map { Duration(secondsComponent: $0, attosecondsComponent: attoseconds) } }

@@ -21,7 +21,7 @@ struct BodyEncodingTests {
     @Test("data keeps the bytes, defaults to application/octet-stream and knows its length")
     func data() throws {
         let bytes = Data([0x00, 0xFF, 0x10, 0x0D, 0x0A])
-        let body = RequestBody.data(bytes)
+        let body = CourierRequestBody.data(bytes)
         #expect(body.bytes == bytes)
         #expect(body.contentType == "application/octet-stream")
         #expect(body.length == 5)
@@ -29,28 +29,28 @@ struct BodyEncodingTests {
 
     @Test("data with a custom or no content type")
     func dataContentType() {
-        #expect(RequestBody.data(Data("x".utf8), contentType: "image/png").contentType == "image/png")
-        #expect(RequestBody.data(Data("x".utf8), contentType: nil).contentType == nil)
-        let empty = RequestBody.data(Data())
+        #expect(CourierRequestBody.data(Data("x".utf8), contentType: "image/png").contentType == "image/png")
+        #expect(CourierRequestBody.data(Data("x".utf8), contentType: nil).contentType == nil)
+        let empty = CourierRequestBody.data(Data())
         #expect(empty.length == 0)
         #expect(empty.bytes == Data())
     }
 
     @Test("text is UTF-8 with a charset-qualified content type")
     func text() {
-        let body = RequestBody.text("héllo 😀")
+        let body = CourierRequestBody.text("héllo 😀")
         #expect(body.bytes == Data("héllo 😀".utf8))
         #expect(body.bytes == Data([0x68, 0xC3, 0xA9, 0x6C, 0x6C, 0x6F, 0x20, 0xF0, 0x9F, 0x98, 0x80]))
         #expect(body.contentType == "text/plain; charset=utf-8")
         #expect(body.length == 11)
-        #expect(RequestBody.text("<b/>", contentType: "text/html").contentType == "text/html")
+        #expect(CourierRequestBody.text("<b/>", contentType: "text/html").contentType == "text/html")
     }
 
     // MARK: form
 
     @Test("form(pairs) keeps the pairs' order and duplicates")
     func formPairs() {
-        let body = RequestBody.form([("z", "1"), ("a", "two words"), ("z", "3"), ("k~", "v*")])
+        let body = CourierRequestBody.form([("z", "1"), ("a", "two words"), ("z", "3"), ("k~", "v*")])
         #expect(UnitSupport.text(of: body) == "z=1&a=two+words&z=3&k%7E=v*")
         #expect(body.contentType == "application/x-www-form-urlencoded")
         #expect(body.length == Int64("z=1&a=two+words&z=3&k%7E=v*".utf8.count))
@@ -58,7 +58,7 @@ struct BodyEncodingTests {
 
     @Test("form(parameters) sorts and flattens")
     func formParameters() {
-        let body = RequestBody.form(["b": ["y": 1, "x": 2], "a": ["p", "q"]] as Parameters)
+        let body = CourierRequestBody.form(["b": ["y": 1, "x": 2], "a": ["p", "q"]] as CourierParameters)
         #expect(UnitSupport.text(of: body) == "a%5B%5D=p&a%5B%5D=q&b%5Bx%5D=2&b%5By%5D=1")
         #expect(body.contentType == "application/x-www-form-urlencoded")
     }
@@ -69,7 +69,7 @@ struct BodyEncodingTests {
     func jsonEncodable() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let body = try RequestBody.json(BodyUser(name: "Ada", age: 36, email: "a/b@example.com"), encoder: encoder)
+        let body = try CourierRequestBody.json(BodyUser(name: "Ada", age: 36, email: "a/b@example.com"), encoder: encoder)
         #expect(UnitSupport.text(of: body) == #"{"age":36,"email":"a\/b@example.com","name":"Ada"}"#)
         #expect(body.contentType == "application/json")
         #expect(body.length == Int64(try #require(body.bytes).count))
@@ -81,14 +81,14 @@ struct BodyEncodingTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let body = try RequestBody.json(Payload(userName: "ada", homePage: "https://x/y"), encoder: encoder)
+        let body = try CourierRequestBody.json(Payload(userName: "ada", homePage: "https://x/y"), encoder: encoder)
         #expect(UnitSupport.text(of: body) == #"{"home_page":"https://x/y","user_name":"ada"}"#)
     }
 
     @Test("json(JSONValue) writes sorted keys and unescaped slashes")
     func jsonValue() {
         let value: JSONValue = ["z": 1, "a": ["b": true, "a": nil], "m": [1.5, "x/y"]]
-        let body = RequestBody.json(value)
+        let body = CourierRequestBody.json(value)
         #expect(UnitSupport.text(of: body) == #"{"a":{"a":null,"b":true},"m":[1.5,"x/y"],"z":1}"#)
         #expect(body.contentType == "application/json")
     }
@@ -98,20 +98,20 @@ struct BodyEncodingTests {
         arguments: [Double.nan, .infinity, -.infinity]
     )
     func jsonNonFinite(number: Double) {
-        let body = RequestBody.json(["n": .double(number), "list": [.double(number), 2]])
+        let body = CourierRequestBody.json(["n": .double(number), "list": [.double(number), 2]])
         #expect(UnitSupport.text(of: body) == #"{"list":[null,2],"n":null}"#)
     }
 
     @Test("json(JSONValue) scalars at the top level")
     func jsonScalars() {
-        #expect(UnitSupport.text(of: RequestBody.json(JSONValue.null)) == "null")
-        #expect(UnitSupport.text(of: RequestBody.json(JSONValue.string("é"))) == "\"é\"")
-        #expect(UnitSupport.text(of: RequestBody.json(JSONValue.double(.nan))) == "null")
+        #expect(UnitSupport.text(of: CourierRequestBody.json(JSONValue.null)) == "null")
+        #expect(UnitSupport.text(of: CourierRequestBody.json(JSONValue.string("é"))) == "\"é\"")
+        #expect(UnitSupport.text(of: CourierRequestBody.json(JSONValue.double(.nan))) == "null")
     }
 
     @Test("A JSON encoding failure becomes invalidBody with the underlying error")
     func jsonFailure() throws {
-        let error = try #require(UnitSupport.error { try RequestBody.json(Unencodable()) })
+        let error = try #require(UnitSupport.error { try CourierRequestBody.json(Unencodable()) })
         #expect(error.kind == .invalidBody)
         #expect(error.underlyingError is Unencodable.Failure)
         #expect(error.message.contains("Unencodable"))
@@ -120,7 +120,7 @@ struct BodyEncodingTests {
     @Test("A non-finite Double in an Encodable fails with invalidBody under the default encoder")
     func jsonEncodableNonFinite() throws {
         struct Holder: Encodable { var value: Double }
-        let error = try #require(UnitSupport.error { try RequestBody.json(Holder(value: .infinity)) })
+        let error = try #require(UnitSupport.error { try CourierRequestBody.json(Holder(value: .infinity)) })
         #expect(error.kind == .invalidBody)
         #expect(error.underlyingError is EncodingError)
     }
@@ -130,7 +130,7 @@ struct BodyEncodingTests {
     @Test("An XML property list starts with <?xml and decodes back")
     func propertyListXML() throws {
         let user = BodyUser(name: "Ada", age: 36, email: nil)
-        let body = try RequestBody.propertyList(user)
+        let body = try CourierRequestBody.propertyList(user)
         let bytes = try #require(body.bytes)
         #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("<?xml"))
         #expect(body.contentType == "application/x-plist")
@@ -141,7 +141,7 @@ struct BodyEncodingTests {
     @Test("A binary property list starts with bplist00 and decodes back")
     func propertyListBinary() throws {
         let user = BodyUser(name: "Ada", age: 36, email: "ada@example.com")
-        let body = try RequestBody.propertyList(user, format: .binary)
+        let body = try CourierRequestBody.propertyList(user, format: .binary)
         let bytes = try #require(body.bytes)
         #expect(bytes.prefix(8) == Data("bplist00".utf8))
         #expect(body.contentType == "application/x-plist")
@@ -150,7 +150,7 @@ struct BodyEncodingTests {
 
     @Test("A property-list encoding failure becomes invalidBody")
     func propertyListFailure() throws {
-        let error = try #require(UnitSupport.error { try RequestBody.propertyList(Unencodable()) })
+        let error = try #require(UnitSupport.error { try CourierRequestBody.propertyList(Unencodable()) })
         #expect(error.kind == .invalidBody)
         #expect(error.underlyingError != nil)
         #expect(error.message.contains("Unencodable"))
@@ -160,21 +160,21 @@ struct BodyEncodingTests {
 
     @Test("encoding(as: .json) writes the parameters as sorted JSON")
     func encodingJSON() throws {
-        let body = try RequestBody.encoding(["b": [1, 2], "a": ["y": nil, "x": true], "c": "s"], as: .json)
+        let body = try CourierRequestBody.encoding(["b": [1, 2], "a": ["y": nil, "x": true], "c": "s"], as: .json)
         #expect(UnitSupport.text(of: body) == #"{"a":{"x":true,"y":null},"b":[1,2],"c":"s"}"#)
         #expect(body.contentType == "application/json")
     }
 
     @Test("encoding(as: .form) is the bracket convention")
     func encodingForm() throws {
-        let body = try RequestBody.encoding(["b": [1, 2], "a": "x y"], as: .form)
+        let body = try CourierRequestBody.encoding(["b": [1, 2], "a": "x y"], as: .form)
         #expect(UnitSupport.text(of: body) == "a=x+y&b%5B%5D=1&b%5B%5D=2")
         #expect(body.contentType == "application/x-www-form-urlencoded")
     }
 
     @Test("encoding(as: .propertyList(.xml)) writes a dictionary that reads back")
     func encodingPropertyListXML() throws {
-        let body = try RequestBody.encoding(["name": "Ada", "age": 36, "tags": ["a", "b"], "admin": true], as: .propertyList(.xml))
+        let body = try CourierRequestBody.encoding(["name": "Ada", "age": 36, "tags": ["a", "b"], "admin": true], as: .propertyList(.xml))
         let bytes = try #require(body.bytes)
         #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("<?xml"))
         #expect(body.contentType == "application/x-plist")
@@ -187,21 +187,21 @@ struct BodyEncodingTests {
 
     @Test("encoding(as: .propertyList(.binary)) starts with bplist00")
     func encodingPropertyListBinary() throws {
-        let body = try RequestBody.encoding(["k": "v"], as: .propertyList(.binary))
+        let body = try CourierRequestBody.encoding(["k": "v"], as: .propertyList(.binary))
         #expect(try #require(body.bytes).prefix(8) == Data("bplist00".utf8))
     }
 
     @Test(
         "A null anywhere in property-list parameters is refused with invalidBody",
         arguments: [
-            ["n": nil] as Parameters,
+            ["n": nil] as CourierParameters,
             ["list": [1, nil]],
             ["outer": ["inner": nil]],
         ]
     )
-    func propertyListNull(parameters: Parameters) throws {
+    func propertyListNull(parameters: CourierParameters) throws {
         for format in [PropertyListFormat.xml, .binary] {
-            let error = try #require(UnitSupport.error { try RequestBody.encoding(parameters, as: .propertyList(format)) })
+            let error = try #require(UnitSupport.error { try CourierRequestBody.encoding(parameters, as: .propertyList(format)) })
             #expect(error.kind == .invalidBody)
             #expect(error.message.contains("null"))
         }

@@ -5,10 +5,10 @@ import Testing
 
 @Suite("Response text and charsets")
 struct CharsetTests {
-    private func response(_ contentType: String?, _ bytes: [UInt8]) -> Response {
+    private func response(_ contentType: String?, _ bytes: [UInt8]) -> CourierResponse {
         var headers = Headers()
         if let contentType { headers.add(name: "Content-Type", value: contentType) }
-        return Response(status: 200, headers: headers, body: Data(bytes), url: UnitSupport.url("https://example.com/t"))
+        return CourierResponse(status: 200, headers: headers, body: Data(bytes), url: UnitSupport.url("https://example.com/t"))
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -77,13 +77,13 @@ struct CharsetTests {
         ]
     )
     func encodingNames(name: String, expected: String.Encoding) {
-        #expect(Response.encoding(forCharset: name) == expected)
+        #expect(CourierResponse.encoding(forCharset: name) == expected)
     }
 
     @Test("Unknown charset names map to nil")
     func unknownEncodingName() {
-        #expect(Response.encoding(forCharset: "x-klingon") == nil)
-        #expect(Response.encoding(forCharset: "") == nil)
+        #expect(CourierResponse.encoding(forCharset: "x-klingon") == nil)
+        #expect(CourierResponse.encoding(forCharset: "") == nil)
     }
 
     @Test("mediaType is lower-cased without parameters")

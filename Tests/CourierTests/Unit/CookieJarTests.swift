@@ -79,7 +79,7 @@ struct CookieJarTests {
         let cookies = reloaded.allCookies
         #expect(cookies.map(\.name) == ["id"])
         let id = try #require(cookies.first)
-        #expect(id.domain == "example.com" && !id.isHostOnly && id.isSecure && id.isHTTPOnly && id.sameSite == Cookie.SameSite.none)
+        #expect(id.domain == "example.com" && !id.isHostOnly && id.isSecure && id.isHTTPOnly && id.sameSite == CourierCookie.SameSite.none)
         #expect(id.created == CookieJarTests.start)
         #expect(reloaded.cookieHeader(for: URL(string: "https://shop.example.com/")!) == "id=42")
 

@@ -24,7 +24,7 @@ private struct DecodedList: Codable, Equatable, Sendable {
 
 @Suite("Response decoding")
 struct DecodingTests {
-    private func response(_ text: String, contentType: String? = "application/json") -> Response {
+    private func response(_ text: String, contentType: String? = "application/json") -> CourierResponse {
         UnitSupport.response(contentType: contentType, text: text)
     }
 
@@ -115,7 +115,7 @@ struct DecodingTests {
 
     // MARK: Property lists
 
-    private func plistResponse<T: Encodable>(_ value: T, format: PropertyListSerialization.PropertyListFormat) throws -> Response {
+    private func plistResponse<T: Encodable>(_ value: T, format: PropertyListSerialization.PropertyListFormat) throws -> CourierResponse {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = format
         return UnitSupport.response(headers: ["Content-Type": "application/x-plist"], body: try encoder.encode(value))
@@ -176,13 +176,13 @@ struct DecodingTests {
     @Test("Request<Data> returns the body as is")
     func requestData() throws {
         let bytes = Data([0xFF, 0x00, 0x7B])
-        let request = Request<Data>(path: "/x")
+        let request = CourierRequest<Data>(path: "/x")
         #expect(try request.decode(UnitSupport.response(body: bytes), JSONDecoder()) == bytes)
     }
 
     @Test("Request<String> returns the text by the charset rules")
     func requestString() throws {
-        let request = Request<String>(path: "/x")
+        let request = CourierRequest<String>(path: "/x")
         let latin1 = UnitSupport.response(headers: ["Content-Type": "text/plain; charset=iso-8859-1"], body: Data([0xE9, 0x74, 0xE9]))
         #expect(try request.decode(latin1, JSONDecoder()) == "été")
         #expect(try request.decode(response("\"quoted\""), JSONDecoder()) == "\"quoted\"")
@@ -195,14 +195,14 @@ struct DecodingTests {
         let snakeDecoder = JSONDecoder()
         snakeDecoder.keyDecodingStrategy = .convertFromSnakeCase
 
-        let plain = Request<Snake>(path: "/x")
+        let plain = CourierRequest<Snake>(path: "/x")
         #expect(try plain.decode(body, JSONDecoder()).firstName == "Camel")
         #expect(try plain.decode(body, snakeDecoder).firstName == "Ada")
 
-        let own = Request<Snake>(path: "/x", decoder: snakeDecoder)
+        let own = CourierRequest<Snake>(path: "/x", decoder: snakeDecoder)
         #expect(try own.decode(body, JSONDecoder()).firstName == "Ada")
 
-        let user = Request<DecodedUser>(path: "/x")
+        let user = CourierRequest<DecodedUser>(path: "/x")
         #expect(try user.decode(response(#"{"id":2,"name":"B"}"#), JSONDecoder()) == DecodedUser(id: 2, name: "B"))
         #expect(throws: CourierError.self) { try user.decode(response("{}"), JSONDecoder()) }
     }
@@ -210,18 +210,18 @@ struct DecodingTests {
     @Test("Request<Response> returns the response and Request<Void> returns nothing")
     func requestResponseAndVoid() throws {
         let original = UnitSupport.response(status: 201, headers: ["X": "1"], body: Data("b".utf8))
-        let whole = try Request<Response>(path: "/x").decode(original, JSONDecoder())
+        let whole = try CourierRequest<CourierResponse>(path: "/x").decode(original, JSONDecoder())
         #expect(whole.status == 201)
         #expect(whole.headers["X"] == "1")
         #expect(whole.body == Data("b".utf8))
-        let void = Request<Void>(method: .delete, path: "/x")
+        let void = CourierRequest<Void>(method: .delete, path: "/x")
         try void.decode(UnitSupport.response(body: Data("not json".utf8)), JSONDecoder())
         #expect(void.method == .delete)
     }
 
-    @Test("Request.map keeps every field and changes the decoding")
+    @Test("CourierRequest.map keeps every field and changes the decoding")
     func requestMap() throws {
-        var request = Request<Data>(method: .post, path: "/items", body: .text("hi"))
+        var request = CourierRequest<Data>(method: .post, path: "/items", body: .text("hi"))
         request.usesCDN = true
         request.query = [URLQueryItem(name: "q", value: "1")]
         request.parameters = ["p": 1]
@@ -258,7 +258,7 @@ struct DecodingTests {
 
     @Test("A request's default validators accept 2xx only")
     func defaultValidators() {
-        let request = Request<Data>(path: "/x")
+        let request = CourierRequest<Data>(path: "/x")
         #expect(request.validators.count == 1)
         #expect(UnitSupport.error { try request.validators[0].validate(UnitSupport.response(status: 204)) } == nil)
         #expect(UnitSupport.error { try request.validators[0].validate(UnitSupport.response(status: 404)) }?.kind == .validationFailed)

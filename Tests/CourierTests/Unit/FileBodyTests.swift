@@ -10,7 +10,7 @@ struct FileBodyTests {
         let contents = Data((0..<(3 * MultipartReader.chunkSize + 17)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let file = try temporaryFile(contents)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let body = try RequestBody.file(file, contentType: "application/x-tar")
+        let body = try CourierRequestBody.file(file, contentType: "application/x-tar")
         #expect(body.length == Int64(contents.count))
         #expect(body.contentType == "application/x-tar")
         #expect(try await collect(body) == contents)
@@ -23,7 +23,7 @@ struct FileBodyTests {
         let contents = Data(repeating: 7, count: 2 * MultipartReader.chunkSize)
         let file = try temporaryFile(contents)
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let body = try RequestBody.file(file)
+        let body = try CourierRequestBody.file(file)
         switch change {
         case "shrink": try Data(repeating: 7, count: 10).write(to: file)
         case "grow": try (contents + Data([1])).write(to: file)
@@ -39,7 +39,7 @@ struct FileBodyTests {
         let folder = file.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: folder) }
         for url in [folder, folder.appendingPathComponent("missing.bin")] {
-            let error = #expect(throws: CourierError.self) { _ = try RequestBody.file(url) }
+            let error = #expect(throws: CourierError.self) { _ = try CourierRequestBody.file(url) }
             #expect(error?.kind == .invalidBody)
         }
     }

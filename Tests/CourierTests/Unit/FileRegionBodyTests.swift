@@ -70,17 +70,17 @@ struct FileRegionBodyTests {
     /// Regions as small as this keep the files of these tests small.
     private let regionSize = 64 * 1024
 
-    private func body(fileSize: Int) throws -> (RequestBody, URL, Data) {
+    private func body(fileSize: Int) throws -> (CourierRequestBody, URL, Data) {
         let contents = Data((0..<fileSize).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 9) })
         let file = try temporaryFile(contents)
         var form = try MultipartForm(boundary: "regions")
         form.addField("before", named: "a")
         form.addFile(at: file, named: "f")
         form.addData(Data("after".utf8), named: "z")
-        return (try RequestBody.multipart(form), file, contents)
+        return (try CourierRequestBody.multipart(form), file, contents)
     }
 
-    private func regions(of body: RequestBody, to recorder: WireRecorder, reporter: ProgressReporter? = nil) throws -> FileRegionBody {
+    private func regions(of body: CourierRequestBody, to recorder: WireRecorder, reporter: ProgressReporter? = nil) throws -> FileRegionBody {
         FileRegionBody(
             segments: try #require(body.multipartSegments), reporter: reporter, length: body.length, sent: recorder.sent, regionSize: regionSize
         )

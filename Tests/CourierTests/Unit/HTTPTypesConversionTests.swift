@@ -11,14 +11,14 @@ import Testing
 struct HTTPTypesConversionTests {
     @Test(arguments: ["GET", "POST", "PROPFIND", "M-SEARCH", "get"])
     func methodsRoundTrip(name: String) throws {
-        let method = try #require(HTTPTypes.HTTPRequest.Method(HTTPMethod(name)))
+        let method = try #require(HTTPTypes.HTTPRequest.Method(CourierHTTPMethod(name)))
         #expect(method.rawValue == name)
-        #expect(HTTPMethod(method) == HTTPMethod(name))
+        #expect(CourierHTTPMethod(method) == CourierHTTPMethod(name))
     }
 
     @Test(arguments: ["BAD METHOD", "", "GET\r\n", "(GET)"])
     func methodsThatAreNotTokensHaveNoForm(name: String) {
-        #expect(HTTPTypes.HTTPRequest.Method(HTTPMethod(name)) == nil)
+        #expect(HTTPTypes.HTTPRequest.Method(CourierHTTPMethod(name)) == nil)
     }
 
     @Test func headersKeepTheirOrderNamesAndRepeatsAndLoseOnlyTheSpaceAroundValues() throws {
@@ -48,14 +48,14 @@ struct HTTPTypesConversionTests {
         ("http://b%C3%BCcher.example/caf%C3%A9", "http", "b%C3%BCcher.example", "/caf%C3%A9", "http://b%C3%BCcher.example/caf%C3%A9"),
     ])
     func requestsKeepTheirTarget(url: String, scheme: String, authority: String, path: String, back: String) throws {
-        let request = Courier.HTTPRequest(method: .post, url: URL(string: url)!, headers: ["Content-Type": "text/plain"])
+        let request = Courier.CourierHTTPRequest(method: .post, url: URL(string: url)!, headers: ["Content-Type": "text/plain"])
         let converted = try HTTPTypes.HTTPRequest(request)
         #expect(converted.method == .post)
         #expect(converted.scheme == scheme)
         #expect(converted.authority == authority)
         #expect(converted.path == path)
         #expect(converted.headerFields[.contentType] == "text/plain")
-        let returned = try Courier.HTTPRequest(converted, body: .text("hi"))
+        let returned = try Courier.CourierHTTPRequest(converted, body: .text("hi"))
         #expect(returned.url.absoluteString == back)
         #expect(returned.method == .post)
         #expect(returned.headers["Content-Type"] == "text/plain")
@@ -64,21 +64,21 @@ struct HTTPTypesConversionTests {
 
     @Test func requestsWithoutAnHTTPTargetAreRefused() throws {
         for url in ["ftp://example.com/file", "file:///etc/passwd", "mailto:someone@example.com"] {
-            let request = Courier.HTTPRequest(method: .get, url: URL(string: url)!)
+            let request = Courier.CourierHTTPRequest(method: .get, url: URL(string: url)!)
             #expect(throws: CourierError.self, "\(url)") { try HTTPTypes.HTTPRequest(request) }
         }
         let options = HTTPTypes.HTTPRequest(method: .options, scheme: "https", authority: nil, path: "*")
-        #expect(throws: CourierError.self) { try Courier.HTTPRequest(options) }
+        #expect(throws: CourierError.self) { try Courier.CourierHTTPRequest(options) }
         let other = HTTPTypes.HTTPRequest(method: .get, scheme: "ws", authority: "example.com", path: "/")
-        #expect(throws: CourierError.self) { try Courier.HTTPRequest(other) }
+        #expect(throws: CourierError.self) { try Courier.CourierHTTPRequest(other) }
     }
 
     @Test func responsesKeepStatusReasonAndFields() throws {
-        let response = Response(status: 299, reasonPhrase: "Custom", headers: ["ETag": "\"v1\"", "Vary": "Accept"], body: Data("x".utf8), url: URL(string: "http://example.com/")!)
+        let response = CourierResponse(status: 299, reasonPhrase: "Custom", headers: ["ETag": "\"v1\"", "Vary": "Accept"], body: Data("x".utf8), url: URL(string: "http://example.com/")!)
         let converted = try HTTPResponse(response)
         #expect(converted.status.code == 299 && converted.status.reasonPhrase == "Custom")
         #expect(converted.headerFields[.eTag] == "\"v1\"")
-        let back = Response(converted, body: response.body, url: response.url)
+        let back = CourierResponse(converted, body: response.body, url: response.url)
         #expect(back.status == 299 && back.reasonPhrase == "Custom")
         #expect(Array(back.headers) == Array(response.headers))
         #expect(back.body == response.body)
@@ -86,7 +86,7 @@ struct HTTPTypesConversionTests {
 
     @Test(arguments: [-1, 1000, Int.max, Int.min])
     func aStatusOutsideWhatSwiftHTTPTypesHoldsIsRefusedNotTrapped(status: Int) {
-        let response = Response(status: status, url: URL(string: "http://example.com/")!)
+        let response = CourierResponse(status: status, url: URL(string: "http://example.com/")!)
         #expect(throws: CourierError.self) { try HTTPResponse(response) }
     }
 

@@ -135,7 +135,7 @@ struct HeadersTests {
 
     @Test("redactedHeaders hides credentials and the request's sensitive headers only")
     func redacted() {
-        let request = HTTPRequest(
+        let request = CourierHTTPRequest(
             method: .get, url: UnitSupport.url("https://example.com"),
             headers: ["Authorization": "Bearer t", "cookie": "c", "Proxy-Authorization": "p", "X-Api-Key": "k", "X-Trace": "t"],
             sensitiveHeaders: ["x-api-key"]

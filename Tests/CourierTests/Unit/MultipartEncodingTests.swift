@@ -79,7 +79,7 @@ struct MultipartEncodingTests {
     func contentTypeInjection() {
         var form = MultipartForm()
         form.addData(Data([1]), named: "x", filename: "x.bin", contentType: "text/plain\r\nX-Injected: 1")
-        #expect(throws: CourierError.self) { try RequestBody.multipart(form) }
+        #expect(throws: CourierError.self) { try CourierRequestBody.multipart(form) }
     }
 
     @Test("a missing file or a directory is refused when the body is made, naming the path")
@@ -87,13 +87,13 @@ struct MultipartEncodingTests {
         let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file.bin")
         var form = MultipartForm()
         form.addFile(at: missing, named: "f")
-        let error = #expect(throws: CourierError.self) { try RequestBody.multipart(form) }
+        let error = #expect(throws: CourierError.self) { try CourierRequestBody.multipart(form) }
         #expect(error?.kind == .invalidBody)
         #expect(error?.message.contains(missing.path) == true)
 
         var directory = MultipartForm()
         directory.addFile(at: FileManager.default.temporaryDirectory, named: "f")
-        let notRegular = #expect(throws: CourierError.self) { try RequestBody.multipart(directory) }
+        let notRegular = #expect(throws: CourierError.self) { try CourierRequestBody.multipart(directory) }
         #expect(notRegular?.message.contains("not a regular file") == true)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import Courier
 
 /// Reads a body the way the transport does and returns its bytes.
-func collect(_ body: RequestBody) async throws -> Data {
+func collect(_ body: CourierRequestBody) async throws -> Data {
     var bytes = Data()
     for try await chunk in body.chunks() { bytes.append(chunk) }
     return bytes
@@ -29,7 +29,7 @@ struct MultipartReaderTests {
         form.addField("Ada Lovelace", named: "name")
         form.addData(Data([0x00, 0xFF]), named: "blob", filename: "b.bin")
         form.addFile(at: file, named: "notes")
-        let body = try RequestBody.multipart(form)
+        let body = try CourierRequestBody.multipart(form)
         let expected =
             Data(
                 ("--XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nAda Lovelace\r\n"
@@ -53,7 +53,7 @@ struct MultipartReaderTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         var form = try MultipartForm(boundary: "b")
         form.addFile(at: file, named: "f")
-        let body = try RequestBody.multipart(form)
+        let body = try CourierRequestBody.multipart(form)
         var pieces: [Int] = []
         var bytes = Data()
         for try await chunk in body.chunks() {
@@ -77,7 +77,7 @@ struct MultipartReaderTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         var form = try MultipartForm(boundary: "b")
         form.addFile(at: file, named: "f")
-        let body = try RequestBody.multipart(form)
+        let body = try CourierRequestBody.multipart(form)
         var iterator = body.chunks().makeAsyncIterator()
         _ = try await iterator.next()
         let handle = try FileHandle(forWritingTo: file)
@@ -118,7 +118,7 @@ struct MultipartReaderTests {
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         var form = MultipartForm()
         form.addFile(at: file, named: "f")
-        let body = try RequestBody.multipart(form)
+        let body = try CourierRequestBody.multipart(form)
         try FileManager.default.removeItem(at: file)
         let error = await #expect(throws: CourierError.self) { _ = try await collect(body) }
         #expect(error?.kind == .invalidBody)

@@ -8,7 +8,7 @@ struct NetscapeCookieFormatTests {
     static let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01 00:00:00 UTC
 
     /// The one cookie `line` holds, or `nil`.
-    static func cookie(_ line: String) -> Cookie? {
+    static func cookie(_ line: String) -> CourierCookie? {
         let cookies = NetscapeCookieFormat.cookies(in: Data(line.utf8), now: now)
         #expect(cookies.count <= 1)
         return cookies.first
@@ -51,7 +51,7 @@ struct NetscapeCookieFormatTests {
     }
 
     @Test func aCookieWithATabIsNotWritten() {
-        let cookies = [Cookie(name: "a", value: "x\ty", domain: "example.com"), Cookie(name: "b", value: "2", domain: "example.com")]
+        let cookies = [CourierCookie(name: "a", value: "x\ty", domain: "example.com"), CourierCookie(name: "b", value: "2", domain: "example.com")]
         let text = NetscapeCookieFormat.text(for: cookies)
         #expect(text.hasPrefix(NetscapeCookieFormat.header + "\n"))
         #expect(!text.contains("\ta\t"))
@@ -88,11 +88,11 @@ struct NetscapeCookieFormatTests {
     @Test func addingKeepsTheJarsRules() {
         let jar = CookieJar(now: { Self.now })
         jar.add([
-            Cookie(name: "suffix", value: "1", domain: "co.uk", isHostOnly: false),
-            Cookie(name: "old", value: "1", domain: "example.com", expires: Self.now),
-            Cookie(name: "__Host-x", value: "1", domain: "example.com", isSecure: false),
-            Cookie(name: "a", value: "1", domain: "example.com", created: Self.now),
-            Cookie(name: "a", value: "2", domain: "example.com", created: Self.now.addingTimeInterval(5)),
+            CourierCookie(name: "suffix", value: "1", domain: "co.uk", isHostOnly: false),
+            CourierCookie(name: "old", value: "1", domain: "example.com", expires: Self.now),
+            CourierCookie(name: "__Host-x", value: "1", domain: "example.com", isSecure: false),
+            CourierCookie(name: "a", value: "1", domain: "example.com", created: Self.now),
+            CourierCookie(name: "a", value: "2", domain: "example.com", created: Self.now.addingTimeInterval(5)),
         ])
         #expect(jar.allCookies.map { "\($0.name)=\($0.value)" } == ["a=2"])
         #expect(jar.allCookies.first?.created == Self.now)

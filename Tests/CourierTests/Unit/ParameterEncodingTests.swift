@@ -8,7 +8,7 @@ struct ParameterEncodingTests {
     private static let base = UnitSupport.url("https://api.example.com/v1")
 
     /// Flattens, then writes pairs the way a query string does.
-    private func queryString(_ parameters: Parameters) throws -> String {
+    private func queryString(_ parameters: CourierParameters) throws -> String {
         let url = try URLBuilder.url(
             path: "/search", base: Self.base,
             queryPairs: parameters.flattenedPairs.map { ($0.0, Optional($0.1)) }
@@ -16,8 +16,8 @@ struct ParameterEncodingTests {
         return try #require(url.query(percentEncoded: true))
     }
 
-    private func formString(_ parameters: Parameters) throws -> String {
-        try #require(UnitSupport.text(of: RequestBody.form(parameters)))
+    private func formString(_ parameters: CourierParameters) throws -> String {
+        try #require(UnitSupport.text(of: CourierRequestBody.form(parameters)))
     }
 
     // MARK: Flattening
@@ -72,13 +72,13 @@ struct ParameterEncodingTests {
 
     @Test("Top-level parameters are written in ascending key order")
     func topLevelOrder() {
-        let parameters: Parameters = ["zeta": 1, "alpha": 2, "Mid": 3, "beta": [4]]
+        let parameters: CourierParameters = ["zeta": 1, "alpha": 2, "Mid": 3, "beta": [4]]
         #expect(parameters.flattenedPairs.map(\.0) == ["Mid", "alpha", "beta[]", "zeta"])
     }
 
     @Test("Flattening is deterministic: the same parameters always give the same pairs")
     func deterministic() {
-        let parameters: Parameters = ["b": ["y": 1, "x": 2, "z": 3], "a": [true, false, nil], "c": 0.5]
+        let parameters: CourierParameters = ["b": ["y": 1, "x": 2, "z": 3], "a": [true, false, nil], "c": 0.5]
         let first = parameters.flattenedPairs.map { "\($0.0)=\($0.1)" }
         for _ in 0..<20 {
             #expect(parameters.flattenedPairs.map { "\($0.0)=\($0.1)" } == first)
@@ -102,9 +102,9 @@ struct ParameterEncodingTests {
             (["b": 2, "a": 1, "c": 3], "a=1&b=2&c=3"),
             (["name": "é"], "name=%C3%A9"),
             (["k+y": "v/w"], "k%2By=v%2Fw"),
-        ] as [(Parameters, String)]
+        ] as [(CourierParameters, String)]
     )
-    func queryStrings(parameters: Parameters, expected: String) throws {
+    func queryStrings(parameters: CourierParameters, expected: String) throws {
         #expect(try queryString(parameters) == expected)
     }
 
@@ -113,7 +113,7 @@ struct ParameterEncodingTests {
         let base = UnitSupport.url("https://api.example.com/v1?key=k1")
         let url = try URLBuilder.url(
             path: "/search?lang=en", base: base,
-            queryPairs: (["b": 2, "a": [1]] as Parameters).flattenedPairs.map { ($0.0, Optional($0.1)) }
+            queryPairs: (["b": 2, "a": [1]] as CourierParameters).flattenedPairs.map { ($0.0, Optional($0.1)) }
         )
         #expect(url.absoluteString == "https://api.example.com/v1/search?key=k1&lang=en&a%5B%5D=1&b=2")
     }
@@ -124,7 +124,7 @@ struct ParameterEncodingTests {
         #expect(url.absoluteString == "https://api.example.com/v1/x?flag&k=v&e=")
     }
 
-    // MARK: Through RequestBody.form
+    // MARK: Through CourierRequestBody.form
 
     @Test(
         "Form bodies byte for byte",
@@ -137,15 +137,15 @@ struct ParameterEncodingTests {
             (["user": ["name": "Ada", "address": ["city": "Oslo"]]], "user%5Baddress%5D%5Bcity%5D=Oslo&user%5Bname%5D=Ada"),
             (["z": 1, "a": 2], "a=2&z=1"),
             (["t": "~*"], "t=%7E*"),
-        ] as [(Parameters, String)]
+        ] as [(CourierParameters, String)]
     )
-    func formBodies(parameters: Parameters, expected: String) throws {
+    func formBodies(parameters: CourierParameters, expected: String) throws {
         #expect(try formString(parameters) == expected)
     }
 
     @Test("A form body from parameters is application/x-www-form-urlencoded with a known length")
     func formBodyMetadata() throws {
-        let body = RequestBody.form(["a": [1, 2], "b": "x y"])
+        let body = CourierRequestBody.form(["a": [1, 2], "b": "x y"])
         let bytes = try #require(body.bytes)
         #expect(body.contentType == "application/x-www-form-urlencoded")
         #expect(body.length == Int64(bytes.count))
@@ -154,7 +154,7 @@ struct ParameterEncodingTests {
 
     @Test("Empty parameters give an empty form body")
     func emptyForm() throws {
-        let body = RequestBody.form([:] as Parameters)
+        let body = CourierRequestBody.form([:] as CourierParameters)
         #expect(try #require(body.bytes).isEmpty)
         #expect(body.length == 0)
     }

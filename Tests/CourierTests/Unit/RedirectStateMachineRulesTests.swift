@@ -8,8 +8,8 @@ import Testing
 struct RedirectStateMachineRulesTests {
     private static let body = Data("payload".utf8)
 
-    private func request(_ method: HTTPMethod = .get, _ url: String = "http://a.example/dir/sub/page", withBody: Bool = true) -> HTTPRequest {
-        HTTPRequest(
+    private func request(_ method: CourierHTTPMethod = .get, _ url: String = "http://a.example/dir/sub/page", withBody: Bool = true) -> CourierHTTPRequest {
+        CourierHTTPRequest(
             method: method, url: UnitSupport.url(url),
             headers: Headers([
                 ("Content-Type", "text/plain"), ("Content-Length", "7"), ("Content-Encoding", "identity"),
@@ -21,8 +21,8 @@ struct RedirectStateMachineRulesTests {
 
     /// One step; returns the followed request or nil when delivered.
     private func step(
-        _ status: Int, _ location: String?, from request: HTTPRequest, policy: RedirectPolicy = .default
-    ) throws(CourierError) -> HTTPRequest? {
+        _ status: Int, _ location: String?, from request: CourierHTTPRequest, policy: RedirectPolicy = .default
+    ) throws(CourierError) -> CourierHTTPRequest? {
         var machine = RedirectStateMachine(policy: policy, request: request)
         switch try machine.next(status: status, location: location, request: request) {
         case .deliver: return nil
@@ -35,13 +35,13 @@ struct RedirectStateMachineRulesTests {
     @Test(
         "Which method follows which status",
         arguments: [
-            (301, HTTPMethod.post, HTTPMethod.get), (302, .post, .get), (303, .post, .get),
+            (301, CourierHTTPMethod.post, CourierHTTPMethod.get), (302, .post, .get), (303, .post, .get),
             (303, .put, .get), (303, .delete, .get), (303, .patch, .get), (303, .get, .get), (303, .head, .head),
             (301, .put, .put), (302, .delete, .delete), (301, .get, .get), (302, .head, .head),
             (307, .post, .post), (308, .post, .post), (307, .put, .put), (308, .delete, .delete), (307, .head, .head),
         ]
     )
-    func methodRewriting(status: Int, method: HTTPMethod, expected: HTTPMethod) throws {
+    func methodRewriting(status: Int, method: CourierHTTPMethod, expected: CourierHTTPMethod) throws {
         let next = try #require(try step(status, "/next", from: request(method)))
         #expect(next.method == expected)
         if expected != method || (status == 303 && method != .head) {

@@ -48,8 +48,8 @@ struct RedirectStateMachineTests {
     static let credentialNames = ["Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key"]
     static let bodyBytes = Data(#"{"amount":10}"#.utf8)
 
-    static func initialRequest(method: HTTPMethod = .post, url: String = "http://a.example/start") -> HTTPRequest {
-        HTTPRequest(
+    static func initialRequest(method: CourierHTTPMethod = .post, url: String = "http://a.example/start") -> CourierHTTPRequest {
+        CourierHTTPRequest(
             method: method,
             url: UnitSupport.url(url),
             headers: [
@@ -166,7 +166,7 @@ struct RedirectStateMachineTests {
 
     @Test("Header names are matched without regard to case when removing credentials")
     func credentialCase() throws {
-        var initial = HTTPRequest(
+        var initial = CourierHTTPRequest(
             method: .get, url: UnitSupport.url("http://a.example/"),
             headers: Headers([("authorization", "a"), ("COOKIE", "c"), ("Cookie", "d"), ("x-API-key", "k"), ("X-Custom-Secret", "s"), ("X-Trace", "t")]),
             sensitiveHeaders: ["x-api-key"]

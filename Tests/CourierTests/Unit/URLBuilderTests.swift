@@ -131,7 +131,7 @@ struct URLBuilderTests {
 
     @Test("appendQueryItems uses the same rule")
     func appendQueryItems() throws {
-        var request = HTTPRequest(method: .get, url: UnitSupport.url("https://h.example/p?a=1"))
+        var request = CourierHTTPRequest(method: .get, url: UnitSupport.url("https://h.example/p?a=1"))
         try request.appendQueryItems([URLQueryItem(name: "b c", value: "d+e"), URLQueryItem(name: "f", value: nil)])
         #expect(request.url.absoluteString == "https://h.example/p?a=1&b%20c=d%2Be&f")
         try request.appendQueryItems([])

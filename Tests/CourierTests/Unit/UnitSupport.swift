@@ -34,19 +34,19 @@ enum UnitSupport {
         headers: Headers = Headers(),
         body: Data = Data(),
         url: String = "https://example.com/resource"
-    ) -> Response {
-        Response(status: status, headers: headers, body: body, url: UnitSupport.url(url))
+    ) -> CourierResponse {
+        CourierResponse(status: status, headers: headers, body: body, url: UnitSupport.url(url))
     }
 
     /// A response with a UTF-8 text body.
-    static func response(status: Int = 200, contentType: String?, text: String) -> Response {
+    static func response(status: Int = 200, contentType: String?, text: String) -> CourierResponse {
         var headers = Headers()
         if let contentType { headers.add(name: "Content-Type", value: contentType) }
         return response(status: status, headers: headers, body: Data(text.utf8))
     }
 
     /// The body's bytes as UTF-8 text (for comparing encoded bodies byte for byte).
-    static func text(of body: RequestBody) -> String? {
+    static func text(of body: CourierRequestBody) -> String? {
         body.bytes.map { String(decoding: $0, as: UTF8.self) }
     }
 }

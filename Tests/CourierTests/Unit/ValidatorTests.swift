@@ -9,11 +9,11 @@ private struct PlainValidationError: Error, CustomStringConvertible {
 
 @Suite("ResponseValidator")
 struct ValidatorTests {
-    private func json(_ text: String, status: Int = 200) -> Response {
+    private func json(_ text: String, status: Int = 200) -> CourierResponse {
         UnitSupport.response(status: status, contentType: "application/json", text: text)
     }
 
-    private func failure(_ validator: ResponseValidator, _ response: Response) -> CourierError? {
+    private func failure(_ validator: ResponseValidator, _ response: CourierResponse) -> CourierError? {
         UnitSupport.error { try validator.validate(response) }
     }
 

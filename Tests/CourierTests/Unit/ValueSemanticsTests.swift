@@ -8,7 +8,7 @@ import Testing
 @Suite("Value semantics of Response and HTTPRequest")
 struct ValueSemanticsTests {
     @Test func changingACopyOfAResponseLeavesTheOriginalAlone() {
-        let original = Response(status: 200, headers: ["A": "1"], body: Data("body".utf8), url: UnitSupport.url("http://a.example/x"))
+        let original = CourierResponse(status: 200, headers: ["A": "1"], body: Data("body".utf8), url: UnitSupport.url("http://a.example/x"))
         var copy = original
         copy.status = 404
         copy.headers.add(name: "B", value: "2")
@@ -22,7 +22,7 @@ struct ValueSemanticsTests {
     }
 
     @Test func changingTheOriginalLeavesACopyAlone() {
-        var original = HTTPRequest(method: .get, url: UnitSupport.url("http://a.example/x"), headers: ["A": "1"])
+        var original = CourierHTTPRequest(method: .get, url: UnitSupport.url("http://a.example/x"), headers: ["A": "1"])
         let copy = original
         original.method = .post
         original.headers.set(name: "A", value: "2")
@@ -33,8 +33,8 @@ struct ValueSemanticsTests {
     }
 
     @Test func copiesChangedConcurrentlyStayIndependent() async {
-        let shared = HTTPRequest(method: .get, url: UnitSupport.url("http://a.example/x"))
-        let results = await withTaskGroup(of: (Int, HTTPRequest).self) { group in
+        let shared = CourierHTTPRequest(method: .get, url: UnitSupport.url("http://a.example/x"))
+        let results = await withTaskGroup(of: (Int, CourierHTTPRequest).self) { group in
             for index in 0..<64 {
                 group.addTask {
                     var mine = shared
@@ -43,7 +43,7 @@ struct ValueSemanticsTests {
                     return (index, mine)
                 }
             }
-            var results: [(Int, HTTPRequest)] = []
+            var results: [(Int, CourierHTTPRequest)] = []
             for await result in group { results.append(result) }
             return results
         }

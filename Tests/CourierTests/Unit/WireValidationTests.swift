@@ -76,7 +76,7 @@ struct WireValidationTests {
         arguments: ["GET", "POST", "PROPFIND", "M-SEARCH", "get", "X_CUSTOM.1", "A!#$%&'*+-.^_`|~"]
     )
     func goodMethods(name: String) {
-        #expect(UnitSupport.error { try WireValidation.validateMethod(HTTPMethod(name)) } == nil)
+        #expect(UnitSupport.error { try WireValidation.validateMethod(CourierHTTPMethod(name)) } == nil)
     }
 
     @Test(
@@ -84,7 +84,7 @@ struct WireValidationTests {
         arguments: ["GE T", "GET\r\n", "", "G\0ET", "GET\n", "GET\t", "GÉT", "GET /x HTTP/1.1", "G:T", "(GET)"]
     )
     func badMethods(name: String) throws {
-        let error = try #require(UnitSupport.error { try WireValidation.validateMethod(HTTPMethod(name)) })
+        let error = try #require(UnitSupport.error { try WireValidation.validateMethod(CourierHTTPMethod(name)) })
         #expect(error.kind == .invalidMethod)
         #expect(error.message.contains(WireValidation.quoted(name)))
     }

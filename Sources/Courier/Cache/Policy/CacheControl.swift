@@ -108,7 +108,7 @@ struct RequestDirectives: Sendable {
     var onlyIfCached: Bool
 
     /// The directives of `request`.
-    init(_ request: HTTPRequest) {
+    init(_ request: CourierHTTPRequest) {
         control = CacheControl(request.headers)
         let pragma =
             control.isEmpty

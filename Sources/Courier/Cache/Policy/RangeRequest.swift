@@ -54,7 +54,7 @@ struct RangeRequest: Sendable, Equatable {
     /// `206` part whose `Content-Range` holds every byte asked for. `nil` when the range is not
     /// satisfiable or not held, or when the stored body is content-coded (ranges count the
     /// coded bytes, and the cache keeps the decoded ones).
-    func partial(of stored: Response) -> Response? {
+    func partial(of stored: CourierResponse) -> CourierResponse? {
         guard !Self.isContentCoded(stored.headers) else { return nil }
         let held: ClosedRange<Int64>
         let total: Int64

@@ -45,7 +45,7 @@ struct RequestConditions: Sendable, Equatable {
 
     /// Whether the application's copy is current for `response`, so that a `304` answers it:
     /// only a `200` is replaced.
-    func holdsCurrentCopy(of response: Response) -> Bool {
+    func holdsCurrentCopy(of response: CourierResponse) -> Bool {
         guard response.status == 200 else { return false }
         if let noneMatch {
             switch noneMatch {
@@ -65,7 +65,7 @@ struct RequestConditions: Sendable, Equatable {
     /// `response`, or the `304` that replaces it when the application's copy is current. The
     /// `304` keeps the fields RFC 9110 §15.4.5 asks for (and `Last-Modified` and `Age`) and no
     /// body.
-    func answer(_ response: Response) -> Response {
+    func answer(_ response: CourierResponse) -> CourierResponse {
         guard holdsCurrentCopy(of: response) else { return response }
         var notModified = response
         notModified.status = 304

@@ -19,7 +19,7 @@ enum Storability {
     ///
     /// - Parameter fixedLifetime: an application asked to keep responses regardless of their
     ///   header fields; then any 2xx response to GET is stored unless the request said `no-store`.
-    static func canStore(status: Int, headers: Headers, request: HTTPRequest, fixedLifetime: Bool) -> Bool {
+    static func canStore(status: Int, headers: Headers, request: CourierHTTPRequest, fixedLifetime: Bool) -> Bool {
         guard request.method == .get, !RequestDirectives(request).noStore else { return false }
         guard status >= 200, status != 206, status != 304 else { return false }
         if fixedLifetime { return (200..<300).contains(status) }
@@ -84,7 +84,7 @@ enum Storability {
 
     /// Whether a response with `status` to `method` invalidates stored responses (RFC 9111
     /// §4.4): a non-error response to a method that is not safe.
-    static func invalidates(method: HTTPMethod, status: Int) -> Bool {
+    static func invalidates(method: CourierHTTPMethod, status: Int) -> Bool {
         ![.get, .head, .options, .trace].contains(method) && (200..<400).contains(status)
     }
 

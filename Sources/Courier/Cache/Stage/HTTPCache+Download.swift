@@ -2,16 +2,16 @@ import Foundation
 
 extension HTTPCache {
     /// What the cache holds that a download can start from (see
-    /// ``Client/download(_:to:options:)-(Request<Value>,_,_)``).
+    /// ``CourierClient/download(_:to:options:)-(CourierRequest<Value>,_,_)``).
     enum DownloadStart: Sendable {
         /// A stored `200` the cache may deliver without asking the server: the file, whole.
-        case stored(Response)
+        case stored(CourierResponse)
         /// The first bytes of the representation: the download asks the server for the rest,
         /// on the condition (`If-Range`) that the representation is still the same.
         case prefix(StoredPrefix)
         /// Nothing usable is stored and the request may not go to the network
         /// (``CachePolicy/onlyIfCached``, `only-if-cached`): the cache's `504`.
-        case unavailable(Response)
+        case unavailable(CourierResponse)
     }
 
     /// Stored bytes from the first one of a representation with a strong entity tag.
@@ -54,7 +54,7 @@ extension HTTPCache {
     /// A download reads the cache and never writes it: files are often larger than the cache
     /// itself. The request's ``CachePolicy`` applies: `.reload` and `.noStore` skip the store,
     /// `.onlyIfCached` gets the cache's `504` when nothing whole may be delivered.
-    func downloadStart(for request: HTTPRequest, identity: String?) async -> DownloadStart? {
+    func downloadStart(for request: CourierHTTPRequest, identity: String?) async -> DownloadStart? {
         guard request.method == .get, request.cachePolicy != .reload, request.cachePolicy != .noStore,
             !request.headers.contains("Range"), RequestConditions(request.headers) == nil,
             !HTTPCache.bypassFields.contains(where: { request.headers.contains($0) })

@@ -3,7 +3,7 @@ import Logging
 
 extension HTTPCache {
     /// Loads `lookup`'s request from the network and stores the response if it may be stored.
-    func fetch(_ lookup: Lookup, entries: [CacheEntry], load: Load) async throws -> Response {
+    func fetch(_ lookup: Lookup, entries: [CacheEntry], load: Load) async throws -> CourierResponse {
         let requestDate = configuration.now()
         let response = try await load(lookup.request)
         let responseDate = configuration.now()
@@ -16,13 +16,13 @@ extension HTTPCache {
     }
 
     /// Asks the origin whether `chosen` is still valid, with the validators of every entry.
-    func revalidate(_ lookup: Lookup, chosen: CacheEntry, entries: [CacheEntry], load: Load) async throws -> Response {
+    func revalidate(_ lookup: Lookup, chosen: CacheEntry, entries: [CacheEntry], load: Load) async throws -> CourierResponse {
         var conditional = lookup.request
         for field in Revalidation.conditionalHeaders(for: chosen, among: entries) {
             conditional.headers.set(name: field.name, value: field.value)
         }
         let requestDate = configuration.now()
-        let response: Response
+        let response: CourierResponse
         do {
             response = try await load(conditional)
         } catch let error as CourierError where error.kind == .cancelled {
@@ -66,7 +66,7 @@ extension HTTPCache {
     /// `stale-if-error` allows, `504` for a response that must be revalidated, the stale
     /// response when the server is unreachable and the application serves stale responses
     /// offline, and otherwise the failure itself.
-    private func staleOnFailure(_ entry: CacheEntry, lookup: Lookup, error: any Error) throws -> Response {
+    private func staleOnFailure(_ entry: CacheEntry, lookup: Lookup, error: any Error) throws -> CourierResponse {
         let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit)
         if CacheDecision.mayServeOnError(headers: entry.headers, freshness: freshness, directives: lookup.directives) {
             return serve(entry, to: lookup.request, age: freshness.age, source: .stale)
@@ -90,7 +90,7 @@ extension HTTPCache {
 
     /// Stores `response` for `lookup` if it may be stored: never one that came through
     /// redirects, nor a body over the request's collected-body limit.
-    func store(_ response: Response, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
+    func store(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
         guard response.redirects.isEmpty, !lookup.directives.noStore, response.body.count <= lookup.request.maximumBodySize,
             Storability.canStore(
                 status: response.status, headers: response.headers, request: lookup.request,
@@ -102,7 +102,7 @@ extension HTTPCache {
     }
 
     /// The entry for `response` to `lookup`; `nil` when its `Vary` is `*`.
-    func makeEntry(_ response: Response, for lookup: Lookup, requestDate: Date, responseDate: Date) -> CacheEntry? {
+    func makeEntry(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) -> CacheEntry? {
         guard let variant = CacheKey.variant(request: lookup.request.headers, response: response.headers) else { return nil }
         return CacheEntry(
             key: lookup.key, variant: variant, status: response.status, reasonPhrase: response.reasonPhrase,
@@ -124,7 +124,7 @@ extension HTTPCache {
     /// Updates stored GET responses from a response to HEAD (RFC 9111 §4.3.5): the one its
     /// validators select takes its fields; when the validators show the stored one changed,
     /// it is removed.
-    func freshen(_ entries: [CacheEntry], with response: Response) async {
+    func freshen(_ entries: [CacheEntry], with response: CourierResponse) async {
         guard (200..<300).contains(response.status), let newest = entries.first else { return }
         let validated = response.headers.contains("ETag") || response.headers.contains("Last-Modified")
         guard validated, let selected = Revalidation.select(for: response.headers, among: entries, chosen: newest) else {
@@ -138,7 +138,7 @@ extension HTTPCache {
 
     /// Removes what a response to an unsafe request invalidates (RFC 9111 §4.4), in the
     /// request's partition and in the one without credentials.
-    func invalidate(after response: Response, to request: HTTPRequest, identity: String?) async {
+    func invalidate(after response: CourierResponse, to request: CourierHTTPRequest, identity: String?) async {
         for url in Storability.invalidatedURLs(target: request.url, headers: response.headers) {
             for partition in Set([identity, nil]) {
                 try? await storage.removeEntries(forKey: CacheKey.primary(for: url, identity: partition))

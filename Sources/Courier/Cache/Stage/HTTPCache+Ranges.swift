@@ -8,7 +8,7 @@ extension HTTPCache {
     /// strong entity tag, and kept as a complete response once the parts cover it. A `Range` of
     /// several ranges or of another unit, one on HEAD, and one with conditions of the
     /// application's, always go to the server.
-    func answerRange(_ request: HTTPRequest, identity: String?, load: @escaping Load) async throws -> Response {
+    func answerRange(_ request: CourierHTTPRequest, identity: String?, load: @escaping Load) async throws -> CourierResponse {
         let ranges = request.headers.values(for: "Range")
         guard request.method == .get, ranges.count == 1, let range = RangeRequest(ranges[0]),
             RequestConditions(request.headers) == nil
@@ -33,7 +33,7 @@ extension HTTPCache {
 
     /// `entry` (a complete `200` or a stored part) cut to `range` for `request`, when the cache
     /// may deliver it without asking the server and it holds the bytes asked for.
-    private func cut(_ entry: CacheEntry, to range: RangeRequest, for request: HTTPRequest, lookup: Lookup) -> Response? {
+    private func cut(_ entry: CacheEntry, to range: RangeRequest, for request: CourierHTTPRequest, lookup: Lookup) -> CourierResponse? {
         let (decision, freshness, control) = decide(entry, for: lookup)
         guard case .serve(let stale) = decision else { return nil }
         return range.partial(of: serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control))
@@ -44,7 +44,7 @@ extension HTTPCache {
     /// and delivers the whole, stored as the complete `200`. A `200` (the representation
     /// changed) is delivered and stored as usual; any other answer drops the part and the
     /// request is sent again without a range.
-    func complete(_ part: CacheEntry, for lookup: Lookup, load: Load) async throws -> Response {
+    func complete(_ part: CacheEntry, for lookup: Lookup, load: Load) async throws -> CourierResponse {
         guard let (held, _) = PartJoin.extent(part), held.lowerBound == 0, let tag = part.headers["ETag"],
             let parsed = EntityTag(tag), !parsed.isWeak
         else { return try await fetch(lookup, entries: [], load: load) }
@@ -82,7 +82,7 @@ extension HTTPCache {
     }
 
     /// The part entry for a `206` to `lookup`, of the representation whose variant is `variant`.
-    private func partEntry(_ response: Response, for lookup: Lookup, variant: String, requestDate: Date, responseDate: Date) -> CacheEntry {
+    private func partEntry(_ response: CourierResponse, for lookup: Lookup, variant: String, requestDate: Date, responseDate: Date) -> CacheEntry {
         CacheEntry(
             key: lookup.key, variant: HTTPCache.partVariant(variant), status: 206, reasonPhrase: response.reasonPhrase,
             headers: Storability.storedHeaders(response.headers), body: response.body, requestDate: requestDate, responseDate: responseDate,
@@ -105,7 +105,7 @@ extension HTTPCache {
 
     /// Stores a `206` the server answered to a range request, if it may be stored as its `200`
     /// would be and its `Content-Range` (one range, with the complete length) matches its body.
-    func storePart(_ response: Response, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
+    func storePart(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
         guard response.status == 206, response.redirects.isEmpty, !lookup.directives.noStore,
             ContentRange.extent(of: response.headers, bodyCount: response.body.count) != nil,
             !RangeRequest.isContentCoded(response.headers),

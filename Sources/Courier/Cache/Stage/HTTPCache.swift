@@ -9,7 +9,7 @@ import Logging
 /// redirected request is answered by the network every time.
 final class HTTPCache: Sendable {
     /// Sends a request to the network, following its redirects.
-    typealias Load = @Sendable (HTTPRequest) async throws -> Response
+    typealias Load = @Sendable (CourierHTTPRequest) async throws -> CourierResponse
 
     let configuration: CacheConfiguration
     let background = BackgroundWork()
@@ -31,13 +31,13 @@ final class HTTPCache: Sendable {
 
     /// What the cache needs to know about one request.
     struct Lookup: Sendable {
-        var request: HTTPRequest
+        var request: CourierHTTPRequest
         var key: String
         var policy: AppCachePolicy
         var directives: RequestDirectives
 
         /// The lookup for `request` under `configuration`, for credentials with `identity`.
-        init(_ request: HTTPRequest, identity: String?, configuration: CacheConfiguration) {
+        init(_ request: CourierHTTPRequest, identity: String?, configuration: CacheConfiguration) {
             self.request = request
             key = CacheKey.primary(for: request.url, identity: identity)
             policy = configuration.policy.overridden(by: request.appCachePolicy)
@@ -46,7 +46,7 @@ final class HTTPCache: Sendable {
     }
 
     /// Answers `request`, whose credentials have the identity `identity`.
-    func respond(to request: HTTPRequest, identity: String?, load: @escaping Load) async throws -> Response {
+    func respond(to request: CourierHTTPRequest, identity: String?, load: @escaping Load) async throws -> CourierResponse {
         guard request.method == .get || request.method == .head else {
             let response = try await load(request)
             if Storability.invalidates(method: request.method, status: response.status) {
@@ -78,7 +78,7 @@ final class HTTPCache: Sendable {
 
     /// Answers a GET or HEAD `lookup` from the store or the network; on a miss, `forwarding`
     /// (the lookup as the application sent it) goes to the network when given.
-    private func answer(_ lookup: Lookup, forwarding: Lookup? = nil, load: @escaping Load) async throws -> Response {
+    private func answer(_ lookup: Lookup, forwarding: Lookup? = nil, load: @escaping Load) async throws -> CourierResponse {
         let request = lookup.request
         let entries: [CacheEntry] = if request.cachePolicy == .reload { [] } else { await matchingEntries(for: lookup) }
         let onlyIfCached = request.cachePolicy == .onlyIfCached || lookup.directives.onlyIfCached
@@ -141,11 +141,11 @@ final class HTTPCache: Sendable {
     /// `no-cache="…"` names unless it was just validated, and without a body for HEAD.
     /// `control` is the entry's `Cache-Control`, when the caller has already read it.
     func serve(
-        _ entry: CacheEntry, to request: HTTPRequest, age: TimeInterval, source: Response.Source, control: CacheControl? = nil
-    ) -> Response {
+        _ entry: CacheEntry, to request: CourierHTTPRequest, age: TimeInterval, source: CourierResponse.Source, control: CacheControl? = nil
+    ) -> CourierResponse {
         var headers = source == .revalidated ? entry.headers : Storability.servedHeaders(entry.headers, control: control)
         headers.set(name: "Age", value: String(Int(min(age, TimeInterval(CacheControl.maximumDeltaSeconds)).rounded(.down))))
-        return Response(
+        return CourierResponse(
             status: entry.status, reasonPhrase: entry.reasonPhrase, headers: headers,
             body: request.method == .head ? Data() : entry.body, url: request.url, source: source, request: request,
             protocolVersion: entry.protocolVersion
@@ -154,7 +154,7 @@ final class HTTPCache: Sendable {
 
     /// The answer when nothing stored may be used and the network may not be asked, or could
     /// not be reached for a response that must be revalidated (RFC 9111 §5.2.1.7, §5.2.2.2).
-    static func gatewayTimeout(for request: HTTPRequest) -> Response {
-        Response(status: 504, reasonPhrase: "Gateway Timeout", url: request.url, source: .cache, request: request)
+    static func gatewayTimeout(for request: CourierHTTPRequest) -> CourierResponse {
+        CourierResponse(status: 504, reasonPhrase: "Gateway Timeout", url: request.url, source: .cache, request: request)
     }
 }

@@ -26,12 +26,12 @@ public struct CacheEntry: Sendable, Hashable, Codable {
     public var tags: [String: String]
     /// The version of HTTP the response arrived over; HTTP/1.1 for entries encoded before
     /// versions were kept.
-    public var protocolVersion: Response.ProtocolVersion
+    public var protocolVersion: CourierResponse.ProtocolVersion
 
     /// Creates an entry.
     public init(
         key: String, variant: String = "", status: Int, reasonPhrase: String = "", headers: Headers, body: Data,
-        requestDate: Date, responseDate: Date, tags: [String: String] = [:], protocolVersion: Response.ProtocolVersion = .http11
+        requestDate: Date, responseDate: Date, tags: [String: String] = [:], protocolVersion: CourierResponse.ProtocolVersion = .http11
     ) {
         self.key = key
         self.variant = variant
@@ -58,7 +58,7 @@ public struct CacheEntry: Sendable, Hashable, Codable {
             requestDate: try container.decode(Date.self, forKey: .requestDate),
             responseDate: try container.decode(Date.self, forKey: .responseDate),
             tags: try container.decode([String: String].self, forKey: .tags),
-            protocolVersion: try container.decodeIfPresent(Response.ProtocolVersion.self, forKey: .protocolVersion) ?? .http11
+            protocolVersion: try container.decodeIfPresent(CourierResponse.ProtocolVersion.self, forKey: .protocolVersion) ?? .http11
         )
     }
 

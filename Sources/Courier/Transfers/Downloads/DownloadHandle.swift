@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// file.
 ///
 /// ```swift
-/// let handle = client.startDownload(Request<Data>(path: "/big.iso"), to: .directory(downloads))
+/// let handle = client.startDownload(CourierRequest<Data>(path: "/big.iso"), to: .directory(downloads))
 /// Task { for await progress in handle.progress { print(progress) } }
 /// handle.pause()      // the partial file and its resume record stay on disk
 /// handle.resume()     // continues with a Range request
@@ -135,11 +135,11 @@ final class DownloadControl: Sendable {
     }
 }
 
-extension Client {
+extension CourierClient {
     /// Starts downloading the response to `request` in a new task and returns its handle at
-    /// once; see ``download(_:to:options:)-(Request<Value>,_,_)`` for what the download does.
+    /// once; see ``download(_:to:options:)-(CourierRequest<Value>,_,_)`` for what the download does.
     public func startDownload<Value>(
-        _ request: Request<Value>, to destination: DownloadDestination, options: DownloadOptions = DownloadOptions()
+        _ request: CourierRequest<Value>, to destination: DownloadDestination, options: DownloadOptions = DownloadOptions()
     ) -> DownloadHandle {
         let reporter = ProgressReporter(callback: options.progress)
         let control = DownloadControl()

@@ -5,7 +5,7 @@ public struct DownloadResult: Sendable {
     /// The file, complete and checked, at its final place.
     public var fileURL: URL
     /// The last response's status, fields and URL (after redirects); its body is empty.
-    public var response: Response
+    public var response: CourierResponse
     /// The file's length in bytes.
     public var bytes: Int64
     /// How many attempts it took, counting those of an earlier paused or interrupted run only
@@ -13,7 +13,7 @@ public struct DownloadResult: Sendable {
     public var attempts: Int
 
     /// Creates a result, for tests.
-    public init(fileURL: URL, response: Response, bytes: Int64, attempts: Int) {
+    public init(fileURL: URL, response: CourierResponse, bytes: Int64, attempts: Int) {
         self.fileURL = fileURL
         self.response = response
         self.bytes = bytes

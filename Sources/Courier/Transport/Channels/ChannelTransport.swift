@@ -22,7 +22,7 @@ final class ChannelTransport: Sendable {
     }
 
     /// Sends `request` under `settings` and collects its response.
-    func send(_ request: HTTPRequest, settings: HostTLSSettings, deadline: ContinuousClock.Instant?) async throws -> Response {
+    func send(_ request: CourierHTTPRequest, settings: HostTLSSettings, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         let limit = request.maximumBodySize
         return try await stream(request, settings: settings, deadline: deadline) { streamed in
             var response = streamed.head
@@ -44,7 +44,7 @@ final class ChannelTransport: Sendable {
 
     /// Sends `request` under `settings` and hands its response to `body` once its head arrived.
     nonisolated(nonsending) func stream<Result: Sendable>(
-        _ request: HTTPRequest,
+        _ request: CourierHTTPRequest,
         settings: HostTLSSettings,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
@@ -123,7 +123,7 @@ final class ChannelTransport: Sendable {
     private func tooLarge(_ limit: Int, url: URL) -> CourierError {
         CourierError(
             .responseTooLarge,
-            "The response body is larger than the \(limit)-byte limit; raise Request.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
+            "The response body is larger than the \(limit)-byte limit; raise CourierRequest.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
             url: url
         )
     }
@@ -151,7 +151,7 @@ struct ExchangeFailure: Error {
     var beforeResponse: Bool
 }
 
-extension HTTPRequest {
+extension CourierHTTPRequest {
     /// Whether the request may be sent again after a connection closed under it: an
     /// idempotent method and a body that can be produced again.
     var isReplayable: Bool {

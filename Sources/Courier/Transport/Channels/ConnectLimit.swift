@@ -32,7 +32,7 @@ struct ConnectLimit: Sendable {
         var error = CourierError(
             .timeout,
             isDeadline
-                ? "The request's total timeout passed while the connection to \(host) was still being opened (TCP and TLS handshake); raise Request.timeout, or check that the server is up and speaks TLS on this port."
+                ? "The request's total timeout passed while the connection to \(host) was still being opened (TCP and TLS handshake); raise CourierRequest.timeout, or check that the server is up and speaks TLS on this port."
                 : "The connection to \(host) was not open within the connect timeout (TCP and TLS handshake); check that the server is up and speaks TLS on this port, or raise the connect timeout.",
             underlyingError: cause
         )

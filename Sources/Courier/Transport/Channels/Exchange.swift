@@ -7,14 +7,14 @@ import NIOHTTP1
 final class Exchange: Sendable {
     let connection: Connection
     var channel: any Channel { connection.channel }
-    let request: HTTPRequest
+    let request: CourierHTTPRequest
     let handoff = BodyHandoff()
     private let start: ContinuousClock.Instant
     private let decompression: Decompression
     private let finished: EventLoopPromise<Bool>
     private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
 
-    init(connection: Connection, request: HTTPRequest, start: ContinuousClock.Instant, decompression: Decompression) {
+    init(connection: Connection, request: CourierHTTPRequest, start: ContinuousClock.Instant, decompression: Decompression) {
         self.connection = connection
         self.request = request
         self.start = start
@@ -94,18 +94,18 @@ final class Exchange: Sendable {
         try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
     }
 
-    /// The response head as a ``Response`` with no body yet.
-    func response(_ head: HTTPResponseHead) -> Response {
+    /// The response head as a ``CourierResponse`` with no body yet.
+    func response(_ head: HTTPResponseHead) -> CourierResponse {
         var timing = Timing(start: start)
         timing.firstByte = .now
-        return Response(
+        return CourierResponse(
             status: Int(head.status.code),
             reasonPhrase: head.status.reasonPhrase,
             headers: Headers(head.headers.map { ($0.name, $0.value) }),
             url: request.url,
             timing: timing,
             request: request,
-            protocolVersion: Response.ProtocolVersion(head.version)
+            protocolVersion: CourierResponse.ProtocolVersion(head.version)
         )
     }
 
@@ -116,7 +116,7 @@ final class Exchange: Sendable {
         if timer.withLockedValue({ $0.fired }) {
             return CourierError(
                 .timeout,
-                "The request did not finish within its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise Request.timeout for slow endpoints.",
+                "The request did not finish within its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise CourierRequest.timeout for slow endpoints.",
                 url: request.url, underlyingError: error
             )
         }

@@ -12,8 +12,8 @@ struct ClientCertificateCacheTests {
     }
 
     /// A `/cacheable` GET through `client`: its body and source.
-    private func fetch(_ client: Client, _ path: String) async throws -> (body: String, source: Response.Source) {
-        let response = try await client.response(for: Request<Response>(path: path))
+    private func fetch(_ client: CourierClient, _ path: String) async throws -> (body: String, source: CourierResponse.Source) {
+        let response = try await client.response(for: CourierRequest<CourierResponse>(path: path))
         return (String(decoding: response.body, as: UTF8.self), response.source)
     }
 
@@ -51,7 +51,7 @@ struct ClientCertificateCacheTests {
         let storage = MemoryCacheStorage()
         let policy = setup.policy(identity(setup.client))
         try await withTLSServer(setup.serverTLS) { server in
-            for expected in [("hit 1", Response.Source.network), ("hit 1", .cache)] {
+            for expected in [("hit 1", CourierResponse.Source.network), ("hit 1", .cache)] {
                 let (body, source) = try await withClient(
                     server,
                     configure: {

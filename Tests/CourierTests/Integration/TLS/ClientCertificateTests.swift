@@ -27,7 +27,7 @@ struct ClientCertificateTests {
         }
 
         /// Runs `body` with a server requiring certificates and a client showing `identity`.
-        func run(_ identity: ClientIdentity?, _ body: (TestServer, Client) async throws -> Void) async throws {
+        func run(_ identity: ClientIdentity?, _ body: (TestServer, CourierClient) async throws -> Void) async throws {
             try await withTLSServer(serverTLS) { server in
                 try await withClient(server, tls: policy(identity)) { client in try await body(server, client) }
             }
@@ -57,7 +57,7 @@ struct ClientCertificateTests {
         let setup = try Setup()
         let bundle = setup.client.pkcs12(password: "s3cret")
         try await setup.run(.pkcs12(.bytes(bundle), password: "wrong")) { server, client in
-            #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .unusableMaterial)
+            #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .unusableMaterial)
             #expect(server.acceptedConnections == 0)
         }
     }
@@ -65,7 +65,7 @@ struct ClientCertificateTests {
     @Test func aMissingCertificateIsRejectedByTheServer() async throws {
         let setup = try Setup()
         try await setup.run(nil) { server, client in
-            #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .clientCertificateRejected)
+            #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .clientCertificateRejected)
             #expect(server.receivedRequests.isEmpty)
         }
     }
@@ -75,7 +75,7 @@ struct ClientCertificateTests {
         let stranger = try TestCertificates.leaf("eve", hosts: ["eve.test"], issuer: try TestCertificates.authority("Eve CA"), client: true)
         let identity = ClientIdentity.pem(certificate: .bytes(Data(stranger.certificatePEM.utf8)), privateKey: .bytes(Data(stranger.privateKeyPEM.utf8)))
         try await setup.run(identity) { server, client in
-            #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .clientCertificateRejected)
+            #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .clientCertificateRejected)
             #expect(server.receivedRequests.isEmpty)
         }
     }
@@ -88,7 +88,7 @@ struct ClientCertificateTests {
             try await withClient(server, tls: policy) { client in
                 try await expectOK(client, "/get")
                 let elsewhere = URL(string: "https://localhost:\(server.port)/get")!
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: elsewhere.absoluteString)) } == .clientCertificateRejected)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: elsewhere.absoluteString)) } == .clientCertificateRejected)
             }
         }
     }

@@ -46,7 +46,7 @@ struct PinningTests {
         try await withTLSServer(world.serverTLS) { server in
             try await withClient(server, tls: try policy(world, pins: [unrelatedPin])) { client in
                 let error = await courierError {
-                    _ = try await client.send(Request<Response>(method: .post, path: "/post", body: .text("secret")))
+                    _ = try await client.send(CourierRequest<CourierResponse>(method: .post, path: "/post", body: .text("secret")))
                 }
                 #expect(error?.tlsFailure == .pinMismatch)
                 #expect(error?.requestMayHaveBeenSent == false)
@@ -82,7 +82,7 @@ struct PinningTests {
         // The server's own chain leads to `world.authority`; the pinned certificates ride along.
         try await withTLSServer(TestServerTLS(chain: [world.server, pinnedLeaf, pinnedAuthority])) { server in
             try await withClient(server, tls: tls) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .pinMismatch)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .pinMismatch)
                 #expect(server.receivedRequests.isEmpty)
             }
         }
@@ -93,7 +93,7 @@ struct PinningTests {
         try await withTLSServer(world.serverTLS) { server in
             let url = URL(string: "https://localhost:\(server.port)/get")!
             try await withClient(server, tls: try policy(world, host: "LOCALHOST.", pins: [unrelatedPin])) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: url.absoluteString)) } == .pinMismatch)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: url.absoluteString)) } == .pinMismatch)
             }
             try await withClient(server, tls: try policy(world, host: "*.localhost", pins: [unrelatedPin])) { client in
                 try await expectOK(client, url.absoluteString)
@@ -105,12 +105,12 @@ struct PinningTests {
         let world = try TLSWorld()
         try await withTLSServer(world.serverTLS) { server in
             try await withClient(server, tls: try policy(world, pins: [world.server.publicKeyPin])) { client in
-                let redirected = try await client.response(for: Request<Response>(path: "/redirect/2"))
+                let redirected = try await client.response(for: CourierRequest<CourierResponse>(path: "/redirect/2"))
                 #expect(redirected.status == 200)
                 #expect(redirected.redirects.count == 2)
-                let echo = try await client.send(Request<Echo>(method: .post, path: "/post", body: .text("hello")))
+                let echo = try await client.send(CourierRequest<Echo>(method: .post, path: "/post", body: .text("hello")))
                 #expect(echo.data == "hello")
-                let bytes = try await client.response(for: Request<Response>(path: "/stream-bytes/200000?chunk_size=4096"))
+                let bytes = try await client.response(for: CourierRequest<CourierResponse>(path: "/stream-bytes/200000?chunk_size=4096"))
                 #expect(bytes.body.count == 200_000)
             }
         }
@@ -123,15 +123,15 @@ struct PinningTests {
         try await withTLSServer(world.serverTLS) { server in
             try await withClient(server, tls: try policy(world, pins: [world.server.publicKeyPin])) { client in
                 let file = folder.appendingPathComponent("bytes.bin")
-                let result = try await client.download(Request<Response>(path: "/range/300000"), to: .file(file))
+                let result = try await client.download(CourierRequest<CourierResponse>(path: "/range/300000"), to: .file(file))
                 #expect(result.bytes == 300_000)
-                let upload = RequestBody.stream(length: 100_000) {
+                let upload = CourierRequestBody.stream(length: 100_000) {
                     AsyncThrowingStream { continuation in
                         for _ in 0..<10 { continuation.yield(Data(repeating: 65, count: 10_000)) }
                         continuation.finish()
                     }
                 }
-                let sink = try await client.response(for: Request<Response>(method: .post, path: "/sink", body: upload))
+                let sink = try await client.response(for: CourierRequest<CourierResponse>(method: .post, path: "/sink", body: upload))
                 #expect(sink.status == 200)
                 #expect(String(decoding: sink.body, as: UTF8.self).contains("100000"))
                 // The download and the upload shared one connection.

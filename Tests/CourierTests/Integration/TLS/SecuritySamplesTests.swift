@@ -16,11 +16,11 @@ struct SecuritySamplesTests {
             var configuration = ClientConfiguration(baseURL: server.baseURL)
             configuration.timeouts.connect = .seconds(120)  // the whole suite loads the machine
             configuration.tls.trustRoots = .system(adding: [.file(caPath)])
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 try await expectOK(client, "/get")
             }
             configuration.tls.trustRoots = .only([.file(caPath)])
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 try await expectOK(client, "/get")
             }
         }
@@ -43,7 +43,7 @@ struct SecuritySamplesTests {
                     expires: Date(timeIntervalSinceNow: 60 * 60 * 24 * 180)
                 )
             ]
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 try await expectOK(client, "/get")
             }
             #expect(try Pin.publicKey(of: .bytes(Data(world.server.certificatePEM.utf8))) == Pin(world.server.publicKeyPin))
@@ -66,7 +66,7 @@ struct SecuritySamplesTests {
             configuration.tls.trustRoots = .only([.bytes(world.authority.certificateDER)])
             configuration.tls.clientIdentity = .pem(certificate: .file(files.certificate.path), privateKey: .file(files.key.path))
             configuration.tls.hostIdentities["127.0.0.1"] = .pkcs12(.file(bundle.path), password: p12Password)
-            try await Client.withClient(configuration: configuration) { client in
+            try await CourierClient.withClient(configuration: configuration) { client in
                 try await expectOK(client, "/get")
             }
         }

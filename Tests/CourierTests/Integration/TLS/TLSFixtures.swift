@@ -17,7 +17,7 @@ struct TLSWorld {
     var serverTLS: TestServerTLS { TestServerTLS(chain: [server]) }
 
     /// Runs `body` with a server presenting `server` and a client trusting `authority`.
-    func run(_ body: (TestServer, Client) async throws -> Void) async throws {
+    func run(_ body: (TestServer, CourierClient) async throws -> Void) async throws {
         try await withTLSServer(serverTLS) { server in
             try await withClient(server, tls: trustingAuthority) { client in try await body(server, client) }
         }
@@ -35,7 +35,7 @@ func withTLSServer<T>(_ tls: TestServerTLS, _ body: (TestServer) async throws ->
 }
 
 /// A client of `server` under `policy`, shut down after `body`.
-func withClient<T>(_ server: TestServer, tls policy: TLSPolicy, _ body: (Client) async throws -> T) async throws -> T {
+func withClient<T>(_ server: TestServer, tls policy: TLSPolicy, _ body: (CourierClient) async throws -> T) async throws -> T {
     try await withClient(server, configure: { $0.tls = policy }, body)
 }
 
@@ -60,7 +60,7 @@ func temporaryFolder() throws -> URL {
 }
 
 /// Sends a GET for `path` and expects a 200.
-func expectOK(_ client: Client, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let response = try await client.response(for: Request<Response>(path: path))
+func expectOK(_ client: CourierClient, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let response = try await client.response(for: CourierRequest<CourierResponse>(path: path))
     #expect(response.status == 200, sourceLocation: sourceLocation)
 }

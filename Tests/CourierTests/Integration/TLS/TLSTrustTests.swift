@@ -10,7 +10,7 @@ struct TLSTrustTests {
         let world = try TLSWorld()
         try await withTLSServer(world.serverTLS) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                let response = try await client.response(for: Request<Response>(path: "/get"))
+                let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/get"))
                 #expect(response.status == 200)
             }
         }
@@ -33,7 +33,7 @@ struct TLSTrustTests {
         let other = try TestCertificates.leaf("other.test", hosts: ["other.test"], issuer: world.authority)
         try await withTLSServer(TestServerTLS(chain: [other])) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                let reason = await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) }
+                let reason = await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) }
                 #expect(reason == .wrongHost)
                 #expect(server.receivedRequests.isEmpty)
             }
@@ -47,7 +47,7 @@ struct TLSTrustTests {
         )
         try await withTLSServer(TestServerTLS(chain: [expired])) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                let error = await courierError { _ = try await client.send(Request<Response>(path: "/get")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) }
                 #expect(error?.tlsFailure == .expired)
                 #expect(error?.requestMayHaveBeenSent == false)
             }
@@ -61,7 +61,7 @@ struct TLSTrustTests {
         )
         try await withTLSServer(TestServerTLS(chain: [early])) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .notYetValid)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .notYetValid)
             }
         }
     }
@@ -71,7 +71,7 @@ struct TLSTrustTests {
         let selfSigned = try TestCertificates.leaf(issuer: nil)
         try await withTLSServer(TestServerTLS(chain: [selfSigned])) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .selfSigned)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .selfSigned)
             }
         }
     }
@@ -91,7 +91,7 @@ struct TLSTrustTests {
         let leaf = try TestCertificates.leaf(issuer: stranger)
         try await withTLSServer(TestServerTLS(chain: [leaf, stranger])) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .unknownAuthority)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .unknownAuthority)
             }
         }
     }
@@ -100,7 +100,7 @@ struct TLSTrustTests {
         let world = try TLSWorld()
         try await withTLSServer(world.serverTLS) { server in
             try await withClient(server, tls: TLSPolicy()) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .unknownAuthority)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .unknownAuthority)
                 #expect(server.receivedRequests.isEmpty)
             }
         }
@@ -110,7 +110,7 @@ struct TLSTrustTests {
         let selfSigned = try TestCertificates.leaf(issuer: nil)
         try await withTLSServer(TestServerTLS(chain: [selfSigned])) { server in
             try await withClient(server, tls: TLSPolicy()) { client in
-                #expect(await tlsFailure { _ = try await client.send(Request<Response>(path: "/get")) } == .selfSigned)
+                #expect(await tlsFailure { _ = try await client.send(CourierRequest<CourierResponse>(path: "/get")) } == .selfSigned)
             }
         }
     }

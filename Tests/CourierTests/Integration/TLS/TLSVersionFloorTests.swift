@@ -17,7 +17,7 @@ struct TLSVersionFloorTests {
         let world = try TLSWorld()
         try await withTLSServer(legacyServer(world, maximum: maximum)) { server in
             try await withClient(server, tls: world.trustingAuthority) { client in
-                let reason = await tlsFailure { _ = try await client.send(Request<Data>(path: "/get")) }
+                let reason = await tlsFailure { _ = try await client.send(CourierRequest<Data>(path: "/get")) }
                 #expect(reason == .unsupportedVersion)
                 #expect(server.receivedRequests.isEmpty)
             }
@@ -30,7 +30,7 @@ struct TLSVersionFloorTests {
         try await withTLSServer(legacyServer(world, maximum: 11)) { server in
             // The system's roots: the request goes through AsyncHTTPClient, not the verified connections.
             try await withClient(server, tls: TLSPolicy()) { client in
-                let reason = await tlsFailure { _ = try await client.send(Request<Data>(path: "/get")) }
+                let reason = await tlsFailure { _ = try await client.send(CourierRequest<Data>(path: "/get")) }
                 #expect(reason == .unsupportedVersion)
             }
             // Lowered on purpose, the handshake goes on, and fails only at the certificate the
@@ -38,7 +38,7 @@ struct TLSVersionFloorTests {
             var lowered = TLSPolicy()
             lowered.minimumVersion = .insecureTLS11
             try await withClient(server, tls: lowered) { client in
-                let reason = await tlsFailure { _ = try await client.send(Request<Data>(path: "/get")) }
+                let reason = await tlsFailure { _ = try await client.send(CourierRequest<Data>(path: "/get")) }
                 #expect(reason != .unsupportedVersion)
             }
             #expect(server.receivedRequests.isEmpty)
@@ -53,7 +53,7 @@ struct TLSVersionFloorTests {
             policy.minimumVersion = .insecureTLS11
             #expect(policy.minimumVersion.isInsecure)
             try await withClient(server, tls: policy) { client in
-                let response = try await client.send(Request<Response>(path: "/get"))
+                let response = try await client.send(CourierRequest<CourierResponse>(path: "/get"))
                 #expect(response.status == 200)
             }
         }
@@ -66,12 +66,12 @@ struct TLSVersionFloorTests {
             var policy = world.trustingAuthority
             policy.minimumVersion = .tls13
             try await withClient(server, tls: policy) { client in
-                let reason = await tlsFailure { _ = try await client.send(Request<Data>(path: "/get")) }
+                let reason = await tlsFailure { _ = try await client.send(CourierRequest<Data>(path: "/get")) }
                 #expect(reason == .unsupportedVersion || reason == .handshakeFailed)
                 #expect(server.receivedRequests.isEmpty)
             }
             try await withClient(server, tls: world.trustingAuthority) { client in
-                let response = try await client.send(Request<Response>(path: "/get"))
+                let response = try await client.send(CourierRequest<CourierResponse>(path: "/get"))
                 #expect(response.status == 200)
             }
         }

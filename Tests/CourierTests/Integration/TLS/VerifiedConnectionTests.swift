@@ -8,7 +8,7 @@ import Testing
 struct VerifiedConnectionTests {
     @Test func theTotalTimeoutEndsASlowExchange() async throws {
         try await TLSWorld().run { _, client in
-            var request = Request<Response>(path: "/gate/held")
+            var request = CourierRequest<CourierResponse>(path: "/gate/held")
             request.timeout = .milliseconds(300)
             let error = await courierError { _ = try await client.send(request) }
             #expect(error?.kind == .timeout)
@@ -30,7 +30,7 @@ struct VerifiedConnectionTests {
             ) { client in
                 try await expectOK(client, "/get")
                 try await Task.sleep(for: .seconds(6))
-                let slow = try await client.response(for: Request<Response>(path: "/delay/3"))
+                let slow = try await client.response(for: CourierRequest<CourierResponse>(path: "/delay/3"))
                 #expect(slow.status == 200)
                 #expect(server.acceptedConnections == 1, "the second request reused the first connection")
             }
@@ -39,7 +39,7 @@ struct VerifiedConnectionTests {
 
     @Test func cancellingATaskEndsItsExchange() async throws {
         try await TLSWorld().run { server, client in
-            let task = Task { try await client.send(Request<Response>(path: "/gate/held")) }
+            let task = Task { try await client.send(CourierRequest<CourierResponse>(path: "/gate/held")) }
             #expect(await eventually { server.receivedRequests.count == 1 })
             task.cancel()
             let error = await courierError { _ = try await task.value }

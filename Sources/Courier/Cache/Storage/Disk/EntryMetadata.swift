@@ -39,10 +39,10 @@ struct EntryMetadataReader {
     }
 
     /// The protocol version that may end the metadata: HTTP/1.1 when nothing is left.
-    mutating func protocolVersion() -> Response.ProtocolVersion? {
+    mutating func protocolVersion() -> CourierResponse.ProtocolVersion? {
         if isAtEnd { return .http11 }
         guard let major = integer(UInt8.self), let minor = integer(UInt8.self) else { return nil }
-        return Response.ProtocolVersion(major: Int(major), minor: Int(minor))
+        return CourierResponse.ProtocolVersion(major: Int(major), minor: Int(minor))
     }
 
     /// A list of string pairs: header fields or tags.

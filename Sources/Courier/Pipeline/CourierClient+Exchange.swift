@@ -1,0 +1,143 @@
+import Foundation
+
+extension CourierClient {
+    /// What one hop of the exchange came to.
+    private enum Hop<Result: Sendable>: Sendable {
+        /// The final response was handed to the delivery step, which returned this.
+        case delivered(Result, status: Int)
+        /// A challenge was answered or a redirect followed: send this next.
+        case next(CourierHTTPRequest, status: Int)
+
+        var status: Int {
+            switch self {
+            case .delivered(_, let status), .next(_, let status): return status
+            }
+        }
+    }
+
+    /// The one place where a request meets the network: sends `request` hop by hop over the
+    /// transport's streaming call and hands the final response to `deliver`, its body still
+    /// to be read.
+    ///
+    /// Each hop takes its origin's credentials from the authenticator while the chain stays
+    /// on its first origin, and the cookie jar's cookies for its own URL
+    /// (``prepareHop(_:)``); waits for its scheduler slot; stores the cookies its response
+    /// sets and tells the observers (``finishHop(_:head:)``). A 401
+    /// the authenticator can answer, and a redirect the policy follows, are read to their end
+    /// (when short) and lead to the next hop. Once a redirect leaves the first origin, no
+    /// credential is added and no challenge answered, like the redirect rule that removes
+    /// credential headers for the rest of the chain.
+    ///
+    /// The scheduler slot of the final hop is held until `deliver` returns, so a streamed
+    /// response counts against the client's limits for as long as it is read. Buffered
+    /// requests collect the body in `deliver`; see ``collect(_:)``.
+    nonisolated(nonsending) func exchange<Result: Sendable>(
+        _ request: CourierHTTPRequest,
+        deliver: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let deadline = request.timeout.map { ContinuousClock.now + $0 }
+        var redirects = RedirectStateMachine(policy: request.redirectPolicy ?? configuration.redirectPolicy, request: request)
+        var attempts = AuthenticationAttempts()
+        var current = request
+        // A kept-alive connection the server closed just as it was reused fails before any of
+        // the response: a request that is safe to send again is, once per hop, on a new one.
+        var replayed = false
+        // Messages sent so far, for their spans' resend count.
+        var sent = 0
+        while true {
+            // Credentials go on a copy: the hop a redirect builds from `current` never inherits them.
+            var outgoing = current
+            let authenticator = redirects.credentialsRemoved ? nil : (request.authenticator ?? self.authenticator)
+            let credentials = try await authenticator?.authorize(&outgoing, attempts: attempts)
+            prepareHop(&outgoing)
+            let message = tracing?.startMessage(&outgoing, resend: sent)
+            sent += 1
+            let origin: String
+            do {
+                origin = try await admit(outgoing)
+            } catch {
+                if let message { RequestTracing.end(message, status: nil, error: error) }
+                throw error
+            }
+            let start = ContinuousClock.now
+            let hop: Hop<Result>
+            var headArrived = false
+            do {
+                hop = try await stream(outgoing, deadline: deadline) { streamed -> Hop<Result> in
+                    headArrived = true
+                    let status = streamed.head.status
+                    let location = streamed.head.headers["Location"]
+                    finishHop(outgoing, head: streamed.head)
+                    if status == 401, let authenticator,
+                        try await authenticator.answers(streamed.headWithCollectedBody, to: current, sent: credentials, attempts: &attempts)
+                    {
+                        await streamed.body.discard()
+                        return .next(current, status: status)
+                    }
+                    switch try redirects.next(status: status, location: location, request: current) {
+                    case .deliver:
+                        // Moved, not copied: the head is changed in place.
+                        var final = consume streamed
+                        if !redirects.hops.isEmpty { final.head.redirects = redirects.hops }
+                        final.head.request = current
+                        return .delivered(try await deliver(final), status: status)
+                    case .follow(let next):
+                        await streamed.body.discard()
+                        return .next(next, status: status)
+                    }
+                }
+            } catch {
+                scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .init(failure: error)))
+                if let message { RequestTracing.end(message, status: nil, error: error) }
+                if !headArrived, !replayed, current.mayBeReplayed, let failure = error as? CourierError,
+                    failure.kind == .connectionFailed, failure.requestMayHaveBeenSent, !Task.isCancelled
+                {
+                    replayed = true
+                    continue
+                }
+                throw error
+            }
+            scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .response(status: hop.status)))
+            if let message { RequestTracing.end(message, status: hop.status) }
+            switch hop {
+            case .delivered(let result, _):
+                return result
+            case .next(let next, _):
+                current = next
+                replayed = false
+            }
+        }
+    }
+
+    /// Calls the transport's ``Transport/stream(_:deadline:body:)``; the client's own transport
+    /// is called directly, which lets the compiler specialize it for the loop's result.
+    nonisolated(nonsending) private func stream<Result: Sendable>(
+        _ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        if let routing = transport as? RoutingTransport {
+            return try await routing.stream(request, deadline: deadline, body: body)
+        }
+        return try await transport.stream(request, deadline: deadline, body: body)
+    }
+
+    /// Sends `request` through ``exchange(_:deliver:)`` and collects the final response's
+    /// body, up to the request's ``CourierHTTPRequest/maximumBodySize``: a buffered response is the
+    /// stream, read whole.
+    nonisolated(nonsending) func collect(_ request: CourierHTTPRequest) async throws -> CourierResponse {
+        var request = request
+        request.collectsResponseBody = true
+        let limit = request.maximumBodySize
+        return try await exchange(request) { try await $0.collected(upTo: limit) }
+    }
+
+    /// Checks a request's method and headers for the wire, then waits for its scheduler slot;
+    /// returns the origin the slot was taken for.
+    nonisolated(nonsending) func admit(_ request: CourierHTTPRequest) async throws -> String {
+        try WireValidation.validateMethod(request.method)
+        try WireValidation.validate(request.headers)
+        let origin = RedirectStateMachine.origin(of: request.url)
+        try await scheduler.acquire(host: origin, priority: request.priority, request: request.id)
+        return origin
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+extension CourierRequestBody {
+    /// The largest piece a body held in memory is cut into when it is streamed.
+    static let chunkSize = 64 * 1024
+
+    /// Whether the transport must send the body piece by piece: it is produced while it is
+    /// sent, or someone counts its bytes.
+    var isStreamed: Bool {
+        if case .stream = content { return true }
+        return progressReporter != nil
+    }
+
+    /// The body's bytes, piece by piece, in the order the transport takes them; each piece
+    /// is counted for the progress reporter as it is taken.
+    func chunks() -> Chunks {
+        Chunks(body: self)
+    }
+
+    /// The pieces of a body; see ``CourierRequestBody/chunks()``.
+    struct Chunks: AsyncSequence {
+        typealias Element = Data
+        let body: CourierRequestBody
+
+        func makeAsyncIterator() -> Iterator {
+            body.progressReporter?.begin(total: body.length)
+            switch body.content {
+            case .bytes(let data): return Iterator(source: .bytes(data, offset: 0), reporter: body.progressReporter)
+            case .stream(let makeStream): return Iterator(source: .stream(makeStream().makeAsyncIterator()), reporter: body.progressReporter)
+            }
+        }
+
+        struct Iterator: AsyncIteratorProtocol {
+            enum Source {
+                case bytes(Data, offset: Int)
+                case stream(AsyncThrowingStream<Data, any Error>.Iterator)
+                case done
+            }
+
+            var source: Source
+            let reporter: ProgressReporter?
+
+            mutating func next() async throws -> Data? {
+                let chunk: Data?
+                switch source {
+                case .bytes(let data, let offset):
+                    let end = Swift.min(data.count, offset + CourierRequestBody.chunkSize)
+                    chunk = offset < end ? data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end)) : nil
+                    source = .bytes(data, offset: end)
+                case .stream(var iterator):
+                    chunk = try await iterator.next()
+                    source = .stream(iterator)
+                case .done:
+                    return nil
+                }
+                guard let chunk else {
+                    source = .done
+                    reporter?.end()
+                    return nil
+                }
+                reporter?.advance(by: chunk.count)
+                return chunk
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+// Code written against the names from before 0.3.0. With the DeprecatedNames trait it builds,
+// with a deprecation warning for each old name.
+import Courier
+import Foundation
+
+func profile(with client: Client) async throws -> Response {
+    var request = Request<Response>(method: HTTPMethod("GET"), path: "/profile")
+    request.body = RequestBody.text("hi")
+    let parameters: Parameters = ["q": "swift"]
+    let cookie = Cookie(name: "a", value: "b", domain: "example.com")
+    let id: RequestID? = nil
+    let prepared: HTTPRequest? = nil
+    _ = (parameters, cookie, id, prepared)
+    return try await client.send(request)
+}

@@ -1,7 +1,7 @@
 import Courier
 import ServiceLifecycle
 
-/// A ``Courier/Client`` as a service of a swift-service-lifecycle `ServiceGroup`, shut down
+/// A ``Courier/CourierClient`` as a service of a swift-service-lifecycle `ServiceGroup`, shut down
 /// with the rest of the service on SIGTERM.
 ///
 /// The service runs until the group shuts down gracefully. It then lets the requests still in

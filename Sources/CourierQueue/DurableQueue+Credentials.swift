@@ -36,7 +36,7 @@ extension DurableQueue {
 
     /// Leaves `record`, which lacks the credential headers `missing`, pending and unsent: no
     /// attempt is counted, the outcome says why, and it is due again after
-    /// ``RetryPolicy/maximumDelay`` (or when credentials change, or a queue is opened).
+    /// ``CourierRetryPolicy/maximumDelay`` (or when credentials change, or a queue is opened).
     func waitForCredentials(_ record: QueueRecord, missing: [String], sourceFailure: String?) async throws(CourierError) {
         let now = configuration.now()
         let error = CourierError(

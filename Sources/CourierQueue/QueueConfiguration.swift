@@ -17,11 +17,11 @@ public struct QueueConfiguration: Sendable {
     /// How long a record may wait before it expires, unless its request says otherwise; one
     /// week by default, `nil` for never.
     public var maximumAge: Duration?
-    /// The backoff between attempts (``RetryPolicy/baseDelay``, ``RetryPolicy/maximumDelay``,
-    /// ``RetryPolicy/maximumRetryAfter``) and the most attempts before a record fails
-    /// (``RetryPolicy/maximumAttempts``). A record's age, not ``RetryPolicy/maximumTotalDelay``,
+    /// The backoff between attempts (``CourierRetryPolicy/baseDelay``, ``CourierRetryPolicy/maximumDelay``,
+    /// ``CourierRetryPolicy/maximumRetryAfter``) and the most attempts before a record fails
+    /// (``CourierRetryPolicy/maximumAttempts``). A record's age, not ``CourierRetryPolicy/maximumTotalDelay``,
     /// bounds its waiting.
-    public var retryPolicy: RetryPolicy
+    public var retryPolicy: CourierRetryPolicy
     /// A URL whose answer, whatever its status, proves the network is back; `nil`, the
     /// default, probes by opening a TCP connection to the waiting request's host.
     public var healthURL: URL?
@@ -47,7 +47,7 @@ public struct QueueConfiguration: Sendable {
         self.path = path
         self.maximumRecords = 10_000
         self.maximumAge = .seconds(7 * 24 * 3600)
-        self.retryPolicy = RetryPolicy(maximumAttempts: 50, baseDelay: .seconds(1), maximumDelay: .seconds(300))
+        self.retryPolicy = CourierRetryPolicy(maximumAttempts: 50, baseDelay: .seconds(1), maximumDelay: .seconds(300))
         self.healthURL = nil
         self.probeTimeout = .seconds(5)
         self.deliversOnOpen = true

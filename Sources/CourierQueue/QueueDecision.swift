@@ -25,7 +25,7 @@ enum QueueDecision: Equatable {
     ///   - error: the failure, when no response arrived.
     ///   - jitter: a random draw in `0..<1` for the backoff.
     static func decide(
-        status: Int?, retryAfter: String?, error: CourierError?, attempts: Int, policy: RetryPolicy, jitter: Double, now: Date
+        status: Int?, retryAfter: String?, error: CourierError?, attempts: Int, policy: CourierRetryPolicy, jitter: Double, now: Date
     ) -> QueueDecision {
         let backoff = RetryStateMachine(policy: policy, attempts: attempts).backoff(jitter: jitter)
         let exhausted = attempts >= policy.maximumAttempts

@@ -105,7 +105,7 @@ public enum QueueEvent: Sendable {
     case expired(QueueRecord)
     /// The record's turn came, but it lacks the credential headers `missing` (see
     /// ``QueuedRequest/credentialHeaderNames``) and was not sent. It stays pending, its
-    /// attempts unchanged, and is tried again after ``RetryPolicy/maximumDelay``, when a queue
+    /// attempts unchanged, and is tried again after ``CourierRetryPolicy/maximumDelay``, when a queue
     /// is opened on the database, or after ``DurableQueue/credentialsChanged()``.
     case needsCredentials(QueueRecord, missing: [String])
 

@@ -56,7 +56,7 @@ struct CacheWriterCommand: AsyncParsableCommand {
             let key = "https://example.test/items/\(index % keys)"
             let variant = index % 3 == 0 ? "" : "accept=\(index % 3)"
             let body = SelfDescribingBody.make(key: key, variant: variant, serial: serial, length: (index * 7919) % 40_000)
-            let entry = CacheEntry(
+            let entry = CourierCacheEntry(
                 key: key, variant: variant, status: 200, reasonPhrase: "OK", headers: ["Serial": String(serial)], body: body,
                 requestDate: Date(), responseDate: Date()
             )

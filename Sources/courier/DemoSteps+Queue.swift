@@ -13,7 +13,7 @@ extension DemoSteps {
         let port = offline.port
         try await offline.shutdown()
         var configuration = QueueConfiguration(path: folder.appendingPathComponent("queue.sqlite").path)
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 20, baseDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
+        configuration.retryPolicy = CourierRetryPolicy(maximumAttempts: 20, baseDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
         let queue = try await client.openQueue(configuration)
         do {
             let note = CourierRequest<Void>(method: .post, path: "http://127.0.0.1:\(port)/idempotent/notes", body: .text("posted offline"))

@@ -13,8 +13,8 @@ func withCacheFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
 }
 
 /// An entry with a self-describing body.
-func cacheEntry(_ key: String, length: Int) -> CacheEntry {
-    CacheEntry(
+func cacheEntry(_ key: String, length: Int) -> CourierCacheEntry {
+    CourierCacheEntry(
         key: key, status: 200, headers: ["ETag": "\"1\""], body: SelfDescribingBody.make(key: key, variant: "", serial: 1, length: length),
         requestDate: Date(), responseDate: Date()
     )

@@ -66,7 +66,7 @@ struct QueueBenchmark {
         let down = try await TestServer.start()
         try await down.shutdown()
         var configuration = QueueConfiguration(path: folder.appendingPathComponent("queue.sqlite").path)
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 100, baseDelay: .milliseconds(100), maximumDelay: .seconds(1))
+        configuration.retryPolicy = CourierRetryPolicy(maximumAttempts: 100, baseDelay: .milliseconds(100), maximumDelay: .seconds(1))
         let queue = try await client.openQueue(configuration)
         let handle = try await queue.enqueue(CourierRequest<Void>(method: .post, path: down.url("/idempotent/back").absoluteString, body: .text("x")))
         _ = try await handle.firstAttempt()

@@ -99,7 +99,7 @@ struct SmallGetBenchmark {
             var settings = TransportConfiguration()
             settings.maximumConnectionsPerHost = concurrency
             settings.decompression = .disabled
-            let transport = AsyncHTTPClientTransport(configuration: settings)
+            let transport = CourierAsyncHTTPClientTransport(configuration: settings)
             let request = CourierHTTPRequest(method: .get, url: url)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {

@@ -90,7 +90,7 @@ public struct AppCachePolicy: Sendable, Hashable {
     }
 
     /// Whether `entry` was stored under the same version, sensitive data and app version.
-    func accepts(_ entry: CacheEntry) -> Bool {
+    func accepts(_ entry: CourierCacheEntry) -> Bool {
         entry.tags[Tag.version] == version.map { String($0) } && entry.tags[Tag.appVersion] == appVersion
             && entry.tags[Tag.sensitiveData] == sensitiveData.map(CacheKey.digest)
     }

@@ -47,7 +47,7 @@ public struct ClientConfiguration: Sendable {
     /// The decoder used for `Decodable` responses unless a request names its own.
     public var jsonDecoder: JSONDecoder
     /// When failed requests are sent again; never, by default.
-    public var retryPolicy: RetryPolicy
+    public var retryPolicy: CourierRetryPolicy
     /// The clock retries wait on; tests pass one that does not really sleep.
     public var clock: any Clock<Duration>
     /// The credentials sent, each only to its own origin; none by default.

@@ -39,7 +39,7 @@ public final class CourierClient: Sendable {
         let transport = RoutingTransport(
             configuration: configuration.transportConfiguration,
             policy: configuration.tls,
-            standard: AsyncHTTPClientTransport(configuration: configuration.transportConfiguration, logger: configuration.logger)
+            standard: CourierAsyncHTTPClientTransport(configuration: configuration.transportConfiguration, logger: configuration.logger)
         )
         self.init(configuration: configuration, transport: transport, ownsTransport: true)
     }
@@ -129,7 +129,7 @@ public final class CourierClient: Sendable {
     }
 
     /// Sends the request an endpoint describes and returns its decoded value.
-    public func send<E: Endpoint>(_ endpoint: E) async throws -> E.Value {
+    public func send<E: CourierEndpoint>(_ endpoint: E) async throws -> E.Value {
         try await send(endpoint.makeRequest())
     }
 

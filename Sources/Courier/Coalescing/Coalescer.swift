@@ -15,6 +15,8 @@ final class Coalescer: Sendable {
 
     private struct Flight {
         var id: UInt64
+        /// The waiter that started the flight; the others share its response.
+        var starter: UInt64
         var waiters: [UInt64: Waiter]
         var task: Task<Void, Never>?
     }
@@ -65,7 +67,7 @@ final class Coalescer: Sendable {
                 return .waiting
             }
             let id = state.nextID()
-            state.flights[key] = Flight(id: id, waiters: [waiter: continuation], task: nil)
+            state.flights[key] = Flight(id: id, starter: waiter, waiters: [waiter: continuation], task: nil)
             return .starting(id)
         }
         switch joined {
@@ -114,13 +116,20 @@ final class Coalescer: Sendable {
         abandoned?.cancel()
     }
 
-    /// Hands the flight's result to every waiter still there.
+    /// Hands the flight's result to every waiter still there: as it is to the one that started
+    /// the flight, marked ``CourierResponse/isCoalesced`` to the others.
     private func land(_ key: CoalescingKey, flight: UInt64, _ result: Result<CourierResponse, any Error>) {
-        let waiters = state.withLockedValue { state -> [Waiter] in
-            guard let landed = state.flights[key], landed.id == flight else { return [] }
+        let landed = state.withLockedValue { state -> Flight? in
+            guard let landed = state.flights[key], landed.id == flight else { return nil }
             state.flights[key] = nil
-            return Array(landed.waiters.values)
+            return landed
         }
-        for waiter in waiters { waiter.resume(with: result) }
+        guard let landed else { return }
+        let shared = result.map { response in
+            var response = response
+            response.isCoalesced = true
+            return response
+        }
+        for (id, waiter) in landed.waiters { waiter.resume(with: id == landed.starter ? result : shared) }
     }
 }

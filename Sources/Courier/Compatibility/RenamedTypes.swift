@@ -1,5 +1,6 @@
-// The names these types had before 0.3.0, when a program imported Courier beside Vapor, Hummingbird,
-// NIOHTTP1 or swift-http-types and a bare `Client`, `Request` or `HTTPMethod` could mean either.
+// The names these types had before 0.3.0, when a program imported Courier beside Vapor, Fluent, Hummingbird,
+// NIOHTTP1, swift-http-types, gRPC or an OpenAPI transport and a bare `Client`, `Request`,
+// `HTTPMethod` or `RetryPolicy` could mean either.
 //
 // By default each old name is unavailable: the compiler ignores it when another module declares
 // the same name (so no import makes a name ambiguous), and where only Courier declares it, the
@@ -35,6 +36,18 @@ public typealias Cookie = CourierCookie
 /// The earlier name of ``CourierParameters``.
 @available(*, deprecated, renamed: "CourierParameters")
 public typealias Parameters = CourierParameters
+/// The earlier name of ``CourierEndpoint``.
+@available(*, deprecated, renamed: "CourierEndpoint")
+public typealias Endpoint = CourierEndpoint
+/// The earlier name of ``CourierRetryPolicy``.
+@available(*, deprecated, renamed: "CourierRetryPolicy")
+public typealias RetryPolicy = CourierRetryPolicy
+/// The earlier name of ``CourierCacheEntry``.
+@available(*, deprecated, renamed: "CourierCacheEntry")
+public typealias CacheEntry = CourierCacheEntry
+/// The earlier name of ``CourierAsyncHTTPClientTransport``.
+@available(*, deprecated, renamed: "CourierAsyncHTTPClientTransport")
+public typealias AsyncHTTPClientTransport = CourierAsyncHTTPClientTransport
 #else
 /// The earlier name of ``CourierClient``.
 @available(*, unavailable, renamed: "CourierClient")
@@ -63,4 +76,16 @@ public typealias Cookie = CourierCookie
 /// The earlier name of ``CourierParameters``.
 @available(*, unavailable, renamed: "CourierParameters")
 public typealias Parameters = CourierParameters
+/// The earlier name of ``CourierEndpoint``.
+@available(*, unavailable, renamed: "CourierEndpoint")
+public typealias Endpoint = CourierEndpoint
+/// The earlier name of ``CourierRetryPolicy``.
+@available(*, unavailable, renamed: "CourierRetryPolicy")
+public typealias RetryPolicy = CourierRetryPolicy
+/// The earlier name of ``CourierCacheEntry``.
+@available(*, unavailable, renamed: "CourierCacheEntry")
+public typealias CacheEntry = CourierCacheEntry
+/// The earlier name of ``CourierAsyncHTTPClientTransport``.
+@available(*, unavailable, renamed: "CourierAsyncHTTPClientTransport")
+public typealias AsyncHTTPClientTransport = CourierAsyncHTTPClientTransport
 #endif

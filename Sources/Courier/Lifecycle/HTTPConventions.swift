@@ -22,4 +22,10 @@ enum HTTPConventions {
         if let error = error as? CourierError { return error.kind.description }
         return String(describing: type(of: error))
     }
+
+    /// `courier.response.source`: where the response came from, `coalesced` when it was
+    /// another identical request's.
+    static func source(of response: CourierResponse) -> String {
+        response.isCoalesced ? "coalesced" : response.source.rawValue
+    }
 }

@@ -25,8 +25,10 @@ import Foundation
 /// else `_OTHER`, so that hostile methods cannot multiply the series), `server.address`,
 /// `server.port` and `url.scheme`. The duration and the body size also carry
 /// `http.response.status_code`, `courier.response.status_class` (`2xx`…) and
-/// `courier.response.source` (`network`, `cache`, `revalidated` or `stale`: the cache's hits
-/// and misses) when there is a response, and `error.type` when the request failed: the
+/// `courier.response.source` when there is a response: `network` (a cache miss, or no cache),
+/// `cache` (a fresh hit), `revalidated` (a hit the server confirmed), `stale` (a stale hit the
+/// cache policy allowed) or `coalesced` (another identical request's response, shared while
+/// both were in flight; ``CourierResponse/isCoalesced``), and `error.type` when the request failed: the
 /// ``Courier/CourierError/Kind`` of a failure, or the status code of a `4xx` or `5xx` answer.
 public struct MetricsObserver: RequestObserver {
     private let fixedFactory: (any MetricsFactory)?
@@ -83,7 +85,7 @@ public struct MetricsObserver: RequestObserver {
         if let response = event.response {
             outcome.append(("http.response.status_code", String(response.status)))
             outcome.append(("courier.response.status_class", "\(response.status / 100)xx"))
-            outcome.append(("courier.response.source", response.source.rawValue))
+            outcome.append(("courier.response.source", HTTPConventions.source(of: response)))
             if response.status >= 400, event.error == nil { outcome.append(("error.type", String(response.status))) }
         }
         if let error = event.error { outcome.append(("error.type", HTTPConventions.errorType(error))) }

@@ -41,7 +41,7 @@ struct RequestTracing: Sendable {
     }
 
     /// Ends `span` with the response, or the error, it came to.
-    static func end(_ span: any Span, status: Int?, source: CourierResponse.Source? = nil, error: (any Error)? = nil) {
+    static func end(_ span: any Span, status: Int?, source: String? = nil, error: (any Error)? = nil) {
         if let status {
             span.attributes["http.response.status_code"] = status
             if status >= 400 {
@@ -49,7 +49,7 @@ struct RequestTracing: Sendable {
                 span.setStatus(SpanStatus(code: .error))
             }
         }
-        if let source { span.attributes["courier.response.source"] = source.rawValue }
+        if let source { span.attributes["courier.response.source"] = source }
         if let error {
             span.attributes["error.type"] = HTTPConventions.errorType(error)
             span.recordError(error)

@@ -82,7 +82,7 @@ public struct Batch: Sendable {
 
     /// Adds the request an endpoint describes and returns the entry that reads its result.
     @discardableResult
-    public mutating func add<E: Endpoint>(_ endpoint: E) -> BatchEntry<E.Value> {
+    public mutating func add<E: CourierEndpoint>(_ endpoint: E) -> BatchEntry<E.Value> {
         add(endpoint.makeRequest())
     }
 }

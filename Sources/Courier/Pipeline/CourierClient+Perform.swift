@@ -18,7 +18,7 @@ extension CourierClient {
         id: CourierRequestID,
         state: NIOLockedValueBox<RequestState>?,
         validators: [ResponseValidator],
-        retryPolicy: RetryPolicy? = nil,
+        retryPolicy: CourierRetryPolicy? = nil,
         terminal: Terminal? = nil,
         mayRetry: @Sendable () -> Bool = { true },
         build: () throws(CourierError) -> CourierHTTPRequest,
@@ -110,7 +110,7 @@ extension CourierClient {
         let span = tracing.startRequest(request)
         do {
             let response = try await InstrumentationContext.withValue(span.context) { try await operation() }
-            RequestTracing.end(span, status: response.status, source: response.source)
+            RequestTracing.end(span, status: response.status, source: HTTPConventions.source(of: response))
             return response
         } catch {
             RequestTracing.end(span, status: nil, error: error)
@@ -121,7 +121,7 @@ extension CourierClient {
     /// Sends a fully built request once, as it is: interceptors, authentication and redirects
     /// apply, retries do not (the durable queue schedules its own).
     package func sendOnce(_ request: CourierHTTPRequest) async throws -> CourierResponse {
-        try await perform(id: request.id, state: nil, validators: [], retryPolicy: RetryPolicy.none) { () throws(CourierError) in
+        try await perform(id: request.id, state: nil, validators: [], retryPolicy: CourierRetryPolicy.none) { () throws(CourierError) in
             request
         } finish: {
             $0
@@ -131,7 +131,7 @@ extension CourierClient {
     /// Runs the interceptors and `terminal`, and again after a retryable failure, as `policy`
     /// and `mayRetry` allow.
     nonisolated(nonsending) private func attempt(
-        _ request: CourierHTTPRequest, policy: RetryPolicy, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool
+        _ request: CourierHTTPRequest, policy: CourierRetryPolicy, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool
     ) async throws -> CourierResponse {
         guard policy.maximumAttempts > 1 else { return try await run(request, from: 0, terminal: terminal) }
         var retries = RetryStateMachine(policy: policy)

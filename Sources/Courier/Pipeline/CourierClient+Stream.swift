@@ -51,7 +51,7 @@ extension CourierClient {
     nonisolated(nonsending) func performStreaming<Result: Sendable>(
         id: CourierRequestID,
         validators: [ResponseValidator],
-        retryPolicy: RetryPolicy?,
+        retryPolicy: CourierRetryPolicy?,
         reader: @escaping @Sendable (StreamedResponse) async throws -> Result,
         send: (@Sendable (CourierHTTPRequest, StreamSink<Result>) async throws -> CourierResponse)? = nil,
         build: () throws(CourierError) -> CourierHTTPRequest

@@ -49,7 +49,7 @@ public struct CourierRequest<Value: Sendable>: Sendable {
     /// The largest body collected for this request; `nil` uses the client's limit.
     public var maximumBodySize: Int?
     /// When this request is sent again after a failure; `nil` uses the client's policy.
-    public var retryPolicy: RetryPolicy?
+    public var retryPolicy: CourierRetryPolicy?
     /// A credential for this request alone, sent to the origin of its URL (and used to answer
     /// that origin's challenges) instead of the client's ``ClientConfiguration/authentication``;
     /// `nil` uses the client's. The cross-origin rules hold: once a redirect leaves the

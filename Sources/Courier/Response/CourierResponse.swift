@@ -42,6 +42,14 @@ public struct CourierResponse: Sendable {
         get { fields.source }
         _modify { yield &fields.source }
     }
+    /// Whether the response was fetched for another identical request that was in flight at
+    /// the same time, and shared with this one instead of being fetched again (see
+    /// ``ClientConfiguration/coalescesRequests``). Its ``source`` is then where that request's
+    /// response came from.
+    public var isCoalesced: Bool {
+        get { fields.isCoalesced }
+        _modify { yield &fields.isCoalesced }
+    }
     /// The version of HTTP the response arrived over (HTTP/1.1 for a response whose version
     /// is not known, such as one stored before versions were kept).
     public var protocolVersion: ProtocolVersion {
@@ -67,6 +75,7 @@ public struct CourierResponse: Sendable {
         var source: Source
         var request: CourierHTTPRequest?
         var protocolVersion: ProtocolVersion
+        var isCoalesced = false
     }
 
     private var storage: CopyOnWrite<Fields>

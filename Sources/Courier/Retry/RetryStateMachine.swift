@@ -19,17 +19,17 @@ package struct RetryStateMachine {
         case stop
     }
 
-    let policy: RetryPolicy
+    let policy: CourierRetryPolicy
     /// Attempts made so far.
     private(set) var attempts = 1
     /// Time waited between attempts so far.
     private(set) var waited: Duration = .zero
 
-    init(policy: RetryPolicy) { self.policy = policy }
+    init(policy: CourierRetryPolicy) { self.policy = policy }
 
     /// A machine that has made `attempts` attempts already, for backoffs computed afresh
     /// after a restart (the durable queue).
-    package init(policy: RetryPolicy, attempts: Int) {
+    package init(policy: CourierRetryPolicy, attempts: Int) {
         self.policy = policy
         self.attempts = max(1, attempts)
     }

@@ -34,7 +34,7 @@ final class LoopClients: Sendable {
         fileprivate let balanced: (origin: String, index: Int)?
         /// Whether the request is handed to AsyncHTTPClient on ``loop`` rather than where
         /// its caller runs: so when the loop is likely idle, which a request started from
-        /// outside would wake up to three times (see ``AsyncHTTPClientTransport/exchange``).
+        /// outside would wake up to three times (see ``CourierAsyncHTTPClientTransport/exchange``).
         /// A busy loop is left to take the request as AsyncHTTPClient hands it over, and the
         /// caller's thread does the work of starting it.
         let startsOnLoop: Bool

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
 
-extension AsyncHTTPClientTransport {
+extension CourierAsyncHTTPClientTransport {
     /// Sends `request` along `route` and waits for what `delegate` makes of the response.
     ///
     /// When the route says so, the request is handed to AsyncHTTPClient on the route's loop,

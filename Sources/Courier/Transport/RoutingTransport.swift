@@ -8,12 +8,12 @@ import Foundation
 /// AsyncHTTPClient's pool only ever holds connections verified against the system roots with
 /// no client certificate, and ``ChannelTransport`` keys its pool by origin and settings.
 final class RoutingTransport: Transport {
-    private let standard: AsyncHTTPClientTransport
+    private let standard: CourierAsyncHTTPClientTransport
     private let secured: ChannelTransport
     private let policy: TLSPolicy
     private let isProxied: Bool
 
-    init(configuration: TransportConfiguration, policy: TLSPolicy, standard: AsyncHTTPClientTransport) {
+    init(configuration: TransportConfiguration, policy: TLSPolicy, standard: CourierAsyncHTTPClientTransport) {
         self.standard = standard
         self.secured = ChannelTransport(configuration: configuration)
         self.policy = policy

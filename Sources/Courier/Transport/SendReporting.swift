@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 
-/// A response delegate of ``AsyncHTTPClientTransport`` that reports what was sent: the parts
+/// A response delegate of ``CourierAsyncHTTPClientTransport`` that reports what was sent: the parts
 /// written, so that file regions are closed once the kernel has sent them, and the end of the
 /// request, which starts the read-timeout clock.
 protocol SendReporting: HTTPClientResponseDelegate {

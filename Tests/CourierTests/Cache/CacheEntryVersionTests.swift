@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Cache entries keep the protocol version; entries without one read as HTTP/1.1")
 struct CacheEntryVersionTests {
-    private func entry(_ version: CourierResponse.ProtocolVersion) -> CacheEntry {
+    private func entry(_ version: CourierResponse.ProtocolVersion) -> CourierCacheEntry {
         var entry = sampleEntry(key: "https://example.test/version", tags: ["a": "1"])
         entry.protocolVersion = version
         return entry
@@ -48,10 +48,10 @@ struct CacheEntryVersionTests {
     func codable() throws {
         let encoded = try JSONEncoder().encode(entry(.http2))
         var object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
-        #expect(try JSONDecoder().decode(CacheEntry.self, from: encoded).protocolVersion == .http2)
+        #expect(try JSONDecoder().decode(CourierCacheEntry.self, from: encoded).protocolVersion == .http2)
         object["protocolVersion"] = nil
         let earlier = try JSONSerialization.data(withJSONObject: object)
-        let decoded = try JSONDecoder().decode(CacheEntry.self, from: earlier)
+        let decoded = try JSONDecoder().decode(CourierCacheEntry.self, from: earlier)
         #expect(decoded.protocolVersion == .http11)
         #expect(decoded.key == entry(.http2).key && decoded.body == entry(.http2).body)
     }

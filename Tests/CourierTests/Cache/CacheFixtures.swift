@@ -92,9 +92,9 @@ extension TestServer {
 /// a part, as if a range request had brought them, and returns it.
 @discardableResult
 func storeFirstTenBytes(of path: String, tag: String, on server: TestServer, in storage: MemoryCacheStorage, at now: ManualNow) async throws
-    -> CacheEntry
+    -> CourierCacheEntry
 {
-    let part = CacheEntry(
+    let part = CourierCacheEntry(
         key: CacheKey.primary(for: server.url(path), identity: nil), variant: HTTPCache.partVariant(""), status: 206,
         headers: ["ETag": tag, "Cache-Control": "max-age=600", "Content-Range": "bytes 0-9/30"],
         body: Data(repeating: 1, count: 10), requestDate: now.date, responseDate: now.date

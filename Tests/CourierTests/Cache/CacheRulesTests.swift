@@ -79,9 +79,9 @@ struct CacheRulesTests {
         #expect(urls == ["http://a.test/r", "http://a.test/other"])
     }
 
-    static func entry(_ fields: [(String, String)], stored: Double = 0) -> CacheEntry {
+    static func entry(_ fields: [(String, String)], stored: Double = 0) -> CourierCacheEntry {
         let date = Date(timeIntervalSince1970: 1_800_000_000 + stored)
-        return CacheEntry(key: "k", variant: "\(stored)", status: 200, headers: Headers(fields), body: Data(), requestDate: date, responseDate: date)
+        return CourierCacheEntry(key: "k", variant: "\(stored)", status: 200, headers: Headers(fields), body: Data(), requestDate: date, responseDate: date)
     }
 
     @Test func aNotModifiedSelectsByStrongThenWeakValidatorThenLastModified() {

@@ -7,8 +7,8 @@ import Foundation
 func sampleEntry(
     key: String, variant: String = "", serial: Int = 1, length: Int = 100, date: Date = Date(timeIntervalSince1970: 1_700_000_000.25),
     tags: [String: String] = [:]
-) -> CacheEntry {
-    CacheEntry(
+) -> CourierCacheEntry {
+    CourierCacheEntry(
         key: key, variant: variant, status: 200, reasonPhrase: "OK",
         headers: ["Content-Type": "application/octet-stream", "ETag": "\"\(serial)\""],
         body: SelfDescribingBody.make(key: key, variant: variant, serial: serial, length: length),

@@ -10,7 +10,7 @@ struct DiskCacheFormatTests {
     static let key = "https://example.test/layout"
 
     /// An entry with several header fields and tags, so that every part of the metadata is used.
-    private func richEntry() -> CacheEntry {
+    private func richEntry() -> CourierCacheEntry {
         var entry = sampleEntry(key: Self.key, variant: "accept-language:fr", length: 2500, tags: ["courier.version": "3", "b": "2"])
         entry.headers.add(name: "Vary", value: "Accept-Language")
         entry.headers.add(name: "X-Empty", value: "")
@@ -91,7 +91,7 @@ struct DiskCacheFormatTests {
 
     /// An entry file in the JSON layout: magic, lengths, a SHA-256 of the prefix and the
     /// metadata, the JSON metadata (with the body's SHA-256), the body.
-    static func jsonLayout(_ entry: CacheEntry) throws -> Data {
+    static func jsonLayout(_ entry: CourierCacheEntry) throws -> Data {
         let metadata = DiskEntryFormat.JSONLayout.Metadata(
             key: entry.key, variant: entry.variant, status: entry.status, reasonPhrase: entry.reasonPhrase,
             headers: entry.headers, requestDate: entry.requestDate, responseDate: entry.responseDate, storedAt: 1,

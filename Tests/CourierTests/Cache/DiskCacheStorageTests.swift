@@ -9,7 +9,7 @@ struct DiskCacheStorageTests {
         try await withDiskCache { storage, folder in
             let key = "https://example.test/search?q=a"
             let variants = ["", "accept-language=en", "accept-language=fr", "accept=text/html&accept-language=de"]
-            var stored: [CacheEntry] = []
+            var stored: [CourierCacheEntry] = []
             for (index, variant) in variants.enumerated() {
                 var entry = sampleEntry(key: key, variant: variant, serial: index, length: index * 1500, tags: ["version": "\(index)"])
                 entry.requestDate = Date(timeIntervalSinceReferenceDate: 785_000_000.123_456 + Double(index))

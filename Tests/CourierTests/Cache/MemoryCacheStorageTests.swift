@@ -5,9 +5,9 @@ import Testing
 
 @Suite("Cache: the memory store")
 struct MemoryCacheStorageTests {
-    static func entry(_ key: String, variant: String = "", bytes: Int) -> CacheEntry {
+    static func entry(_ key: String, variant: String = "", bytes: Int) -> CourierCacheEntry {
         let date = Date(timeIntervalSince1970: 0)
-        return CacheEntry(key: key, variant: variant, status: 200, headers: Headers(), body: Data(count: bytes), requestDate: date, responseDate: date)
+        return CourierCacheEntry(key: key, variant: variant, status: 200, headers: Headers(), body: Data(count: bytes), requestDate: date, responseDate: date)
     }
 
     @Test func variantsOfAKeyComeBackMostRecentlyStoredFirst() async throws {

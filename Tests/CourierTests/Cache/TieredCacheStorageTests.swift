@@ -4,15 +4,15 @@ import Testing
 
 /// A plain store for the tiered tests: a dictionary, counting reads.
 actor DictionaryStorage: CacheStorage {
-    private var stored: [String: [CacheEntry]] = [:]
+    private var stored: [String: [CourierCacheEntry]] = [:]
     private(set) var reads = 0
 
-    func entries(forKey key: String) -> [CacheEntry] {
+    func entries(forKey key: String) -> [CourierCacheEntry] {
         reads += 1
         return stored[key] ?? []
     }
 
-    func store(_ entry: CacheEntry) {
+    func store(_ entry: CourierCacheEntry) {
         stored[entry.key, default: []].removeAll { $0.variant == entry.variant }
         stored[entry.key, default: []].insert(entry, at: 0)
     }
@@ -39,7 +39,7 @@ actor DictionaryStorage: CacheStorage {
 struct TieredCacheStorageTests {
     /// Runs `body` with a dictionary in front of a disk cache, and two variants of one key.
     private func withTiers(
-        _ body: (TieredCacheStorage, DictionaryStorage, DiskCacheStorage, CacheEntry, CacheEntry) async throws -> Void
+        _ body: (TieredCacheStorage, DictionaryStorage, DiskCacheStorage, CourierCacheEntry, CourierCacheEntry) async throws -> Void
     ) async throws {
         try await withDiskCache { disk, _ in
             let memory = DictionaryStorage()

@@ -145,7 +145,7 @@ struct ReadTimeoutIntegrationTests {
         try await withServer { server in
             var settings = TransportConfiguration()
             settings.readTimeout = .seconds(2)
-            let transport = AsyncHTTPClientTransport(configuration: settings)
+            let transport = CourierAsyncHTTPClientTransport(configuration: settings)
             do {
                 let received = try await transport.stream(CourierHTTPRequest(method: .get, url: server.url("/bytes/1048576")), deadline: nil) { response in
                     var iterator = response.body.makeAsyncIterator()
@@ -169,7 +169,7 @@ struct StreamedReadTimeoutTests {
         try await withServer { server in
             var settings = TransportConfiguration()
             settings.readTimeout = .milliseconds(300)
-            let transport = AsyncHTTPClientTransport(configuration: settings)
+            let transport = CourierAsyncHTTPClientTransport(configuration: settings)
             let error = await courierError {
                 _ = try await transport.stream(CourierHTTPRequest(method: .get, url: server.url("/delay/5")), deadline: nil) { $0.head.status }
             }

@@ -96,7 +96,7 @@ struct ClientBasicsTests {
     }
 
     @Test func typedEndpoint() async throws {
-        struct Anything: Endpoint {
+        struct Anything: CourierEndpoint {
             typealias Value = Echo
             let id: Int
             var path: String { "/anything/items/\(id)" }

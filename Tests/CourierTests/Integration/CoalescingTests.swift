@@ -31,6 +31,21 @@ struct CoalescingTests {
         }
     }
 
+    @Test func onlyTheRequestsThatShareAnotherOnesResponseAreMarkedCoalesced() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let requests = (0..<4).map { _ in Task { try await client.response(for: CourierRequest<Data>(path: "/gate/marked")) } }
+                #expect(await eventually { client.coalescer.waiting == 4 && server.requestsWaiting(atGate: "marked") == 1 })
+                server.openGate("marked")
+                var marks: [Bool] = []
+                for request in requests { marks.append(try await request.value.isCoalesced) }
+                #expect(marks.sorted { !$0 && $1 } == [false, true, true, true])
+                let alone = try await client.response(for: CourierRequest<Data>(path: "/get"))
+                #expect(!alone.isCoalesced)
+            }
+        }
+    }
+
     @Test func differentCredentialsOrHeadersNeverShareAFlight() async throws {
         try await withServer { server in
             try await withClient(server) { client in

@@ -39,7 +39,7 @@ struct CodeSamplesTests {
     }
 
     @Test func typedEndpoint() async throws {
-        struct GetUser: Endpoint {
+        struct GetUser: CourierEndpoint {
             typealias Value = CourierResponse
             let id: Int
             var path: String { "/users/\(id)" }

@@ -17,7 +17,7 @@ struct HTTP2StatusCodeTests {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(world.authority.certificateDER), format: .der)])
         // A generous connect timeout: the whole suite loads the machine, and the handshake waits behind it.
-        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(connectTimeout: .seconds(120)), logger: nil, tls: tls)
+        let transport = CourierAsyncHTTPClientTransport(configuration: TransportConfiguration(connectTimeout: .seconds(120)), logger: nil, tls: tls)
         let client = CourierClient(configuration: ClientConfiguration(), transport: transport)
         do {
             try await body(client, server.url)

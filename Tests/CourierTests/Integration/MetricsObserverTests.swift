@@ -1,9 +1,10 @@
 import CoreMetrics
-import Courier
 import CourierTesting
 import Foundation
 import MetricsTestKit
 import Testing
+
+@testable import Courier
 
 /// The metrics a ``MetricsObserver`` records for real exchanges with the test server.
 @Suite("Metrics: requests as swift-metrics metrics")
@@ -71,6 +72,21 @@ struct MetricsObserverTests {
         }
     }
 
+    @Test func aSharedResponseShowsAsCoalesced() async throws {
+        try await withMetrics { server, client, metrics in
+            let requests = (0..<3).map { _ in Task { try await send(client, "/gate/metrics-coalesced") } }
+            // Every request has joined the flight before the server answers.
+            #expect(await eventually { client.coalescer.waiting == 3 && server.requestsWaiting(atGate: "metrics-coalesced") == 1 })
+            server.openGate("metrics-coalesced")
+            for request in requests { _ = try await request.value }
+            let sources = metrics.timers(label: MetricsObserver.Name.requestDuration).flatMap { timer in
+                Array(repeating: value("courier.response.source", in: timer.dimensions) ?? "", count: timer.values.count)
+            }
+            #expect(sources.sorted() == ["coalesced", "coalesced", "network"])
+            #expect(server.receivedRequests.filter { $0.path == "/gate/metrics-coalesced" }.count == 1)
+        }
+    }
+
     @Test func anErrorStatusAndAFailureHaveAnErrorType() async throws {
         try await withMetrics { _, client, metrics in
             _ = try await send(client, "/status/404")
@@ -86,7 +102,7 @@ struct MetricsObserverTests {
 
     @Test func retriesAndRedirectsAreCounted() async throws {
         try await withMetrics { configuration in
-            configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
+            configuration.retryPolicy = CourierRetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1))
         } _: { _, client, metrics in
             _ = try await send(client, "/status/503")
             _ = try await send(client, "/redirect/2")

@@ -51,7 +51,7 @@ struct ProtocolVersionTests {
         defer { Task { try? await server.shutdown() } }
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(world.authority.certificateDER), format: .der)])
-        let transport = AsyncHTTPClientTransport(configuration: TransportConfiguration(connectTimeout: .seconds(120)), logger: nil, tls: tls)
+        let transport = CourierAsyncHTTPClientTransport(configuration: TransportConfiguration(connectTimeout: .seconds(120)), logger: nil, tls: tls)
         defer { Task { try? await transport.shutdown() } }
         let heard = VersionRecorder()
         var configuration = ClientConfiguration()

@@ -15,7 +15,7 @@ func withQueueFolder<T>(_ body: (String) async throws -> T) async throws -> T {
 /// A queue configuration for tests: short backoffs, so that waiting records are tried again soon.
 func testQueueConfiguration(path: String) -> QueueConfiguration {
     var configuration = QueueConfiguration(path: path)
-    configuration.retryPolicy = RetryPolicy(maximumAttempts: 100, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+    configuration.retryPolicy = CourierRetryPolicy(maximumAttempts: 100, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
     configuration.probeTimeout = .seconds(2)
     return configuration
 }

@@ -17,7 +17,7 @@ struct RetryIntegrationTests {
         try await withClient(
             server,
             configure: {
-                $0.retryPolicy = RetryPolicy(maximumAttempts: attempts, baseDelay: .milliseconds(100))
+                $0.retryPolicy = CourierRetryPolicy(maximumAttempts: attempts, baseDelay: .milliseconds(100))
                 $0.clock = clock
                 $0.observers = [EventHooks(willRetry: { event in events.withLockedValue { $0.append(event.attempt) } })]
             }, body)
@@ -129,7 +129,7 @@ struct RetryIntegrationTests {
         try await withServer { server in
             try await Self.withRetryingClient(server, clock: clock, events: .init([])) { client in
                 var request = CourierRequest<CourierResponse>(path: "/flaky?failures=1&key=override")
-                request.retryPolicy = RetryPolicy.none
+                request.retryPolicy = CourierRetryPolicy.none
                 request.validators = []
                 let response = try await client.send(request)
                 #expect(response.status == 503)

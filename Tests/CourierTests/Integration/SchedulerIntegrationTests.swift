@@ -6,7 +6,7 @@ import Testing
 
 /// The real transport, counting how many exchanges are in flight at once.
 final class CountingTransport: Transport {
-    let inner = AsyncHTTPClientTransport()
+    let inner = CourierAsyncHTTPClientTransport()
     private let counts = NIOLockedValueBox((now: 0, most: 0))
 
     var most: Int { counts.withLockedValue { $0.most } }

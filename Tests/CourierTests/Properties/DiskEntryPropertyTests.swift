@@ -8,14 +8,14 @@ import Testing
 @Suite("Property: disk cache entry files")
 struct DiskEntryPropertyTests {
     /// Any entry: text of any scalars, any status, headers, tags and body, and finite dates.
-    static var entry: Generator<CacheEntry, some SendableSequenceType> {
+    static var entry: Generator<CourierCacheEntry, some SendableSequenceType> {
         zip(
             zip(Property.unicode(upTo: 30), Property.unicode(upTo: 8), Property.unicode(upTo: 8), Property.integer()),
             zip(Property.unicode(upTo: 10), Property.unicode(upTo: 20)).array(of: 0...5),
             zip(Property.unicode(upTo: 6), Property.unicode(upTo: 6)).array(of: 0...3),
             zip(Property.bytes(upTo: 200), Gen<Double>.double(in: -1e12...1e12), Gen<Double>.double(in: -1e12...1e12))
         ).map { texts, fields, tags, rest in
-            CacheEntry(
+            CourierCacheEntry(
                 key: texts.0, variant: texts.1, status: Int(texts.3), reasonPhrase: texts.2, headers: Headers(fields), body: Data(rest.0),
                 requestDate: Date(timeIntervalSinceReferenceDate: rest.1), responseDate: Date(timeIntervalSinceReferenceDate: rest.2),
                 tags: Dictionary(tags, uniquingKeysWith: { first, _ in first })
@@ -92,7 +92,7 @@ struct DiskEntryPropertyTests {
 
     /// Checks that the freshness of `entry` can be computed and served: an age that is a
     /// number and never negative, whatever its dates and fields say.
-    static func checkFreshness(_ entry: CacheEntry, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func checkFreshness(_ entry: CourierCacheEntry, sourceLocation: SourceLocation = #_sourceLocation) {
         for now in [Date(timeIntervalSince1970: 1_795_219_200), Date.distantFuture, Date.distantPast] {
             let freshness = Freshness(entry, now: now, heuristicLimit: 86_400)
             #expect(freshness.age >= 0, "age \(freshness.age)", sourceLocation: sourceLocation)

@@ -159,9 +159,9 @@ struct FieldPropertyTests {
         return String(result)
     }
 
-    static func entry(index: Int, etag: String) -> CacheEntry {
+    static func entry(index: Int, etag: String) -> CourierCacheEntry {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
-        return CacheEntry(
+        return CourierCacheEntry(
             key: "https://example.test/", variant: "\(index)", status: 200, headers: Headers([("ETag", etag)]), body: Data(),
             requestDate: date, responseDate: date
         )

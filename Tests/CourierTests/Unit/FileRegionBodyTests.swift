@@ -181,14 +181,14 @@ struct FileRegionBodyTests {
 
     @Test("file regions are used only on plain-text connections straight to the server")
     func onlyPlainText() async throws {
-        let direct = AsyncHTTPClientTransport()
+        let direct = CourierAsyncHTTPClientTransport()
         #expect(direct.sendsFileRegions(to: URL(string: "http://127.0.0.1:8080/upload")!))
         #expect(direct.sendsFileRegions(to: URL(string: "HTTP://example.com/upload")!))
         #expect(!direct.sendsFileRegions(to: URL(string: "https://example.com/upload")!))
         try await direct.shutdown()
         var proxied = TransportConfiguration()
         proxied.proxy = Proxy(host: "127.0.0.1", port: 3128)
-        let throughProxy = AsyncHTTPClientTransport(configuration: proxied)
+        let throughProxy = CourierAsyncHTTPClientTransport(configuration: proxied)
         #expect(!throughProxy.sendsFileRegions(to: URL(string: "http://127.0.0.1:8080/upload")!))
         try await throughProxy.shutdown()
     }

@@ -102,7 +102,7 @@ struct QueuePlannerTests {
 
 @Suite("Durable queue decisions")
 struct QueueDecisionTests {
-    static let policy = RetryPolicy(maximumAttempts: 5, baseDelay: .seconds(1), maximumDelay: .seconds(60))
+    static let policy = CourierRetryPolicy(maximumAttempts: 5, baseDelay: .seconds(1), maximumDelay: .seconds(60))
 
     static func decide(status: Int? = nil, retryAfter: String? = nil, error: CourierError? = nil, attempts: Int = 1) -> QueueDecision {
         QueueDecision.decide(

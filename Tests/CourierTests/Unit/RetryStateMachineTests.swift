@@ -6,7 +6,7 @@ import Testing
 @Suite("Retry decisions")
 struct RetryStateMachineTests {
     static let now = Date(timeIntervalSince1970: 1_795_219_200)
-    static let policy = RetryPolicy(
+    static let policy = CourierRetryPolicy(
         maximumAttempts: 10, baseDelay: .milliseconds(100), maximumDelay: .seconds(1),
         maximumTotalDelay: .seconds(60), maximumRetryAfter: .seconds(120)
     )
@@ -71,7 +71,7 @@ struct RetryStateMachineTests {
     }
 
     @Test func attemptsAreCounted() {
-        var machine = RetryStateMachine(policy: RetryPolicy(maximumAttempts: 3))
+        var machine = RetryStateMachine(policy: CourierRetryPolicy(maximumAttempts: 3))
         #expect(machine.decide(Self.failure(.timeout), repeatable: true, jitter: 0, now: Self.now) != .stop)
         #expect(machine.decide(Self.failure(.timeout), repeatable: true, jitter: 0, now: Self.now) != .stop)
         #expect(machine.decide(Self.failure(.timeout), repeatable: true, jitter: 0, now: Self.now) == .stop)
@@ -112,7 +112,7 @@ struct RetryStateMachineTests {
 
     @Test("backoff never overflows, whatever the delays and the attempt count", arguments: [1, 30, 62, 63, 1000])
     func backoffIsBounded(attempts: Int) {
-        let policy = RetryPolicy(maximumAttempts: 2000, baseDelay: .seconds(1_000_000_000), maximumDelay: .seconds(Int64.max / 1_000_000_000))
+        let policy = CourierRetryPolicy(maximumAttempts: 2000, baseDelay: .seconds(1_000_000_000), maximumDelay: .seconds(Int64.max / 1_000_000_000))
         let machine = RetryStateMachine(policy: policy, attempts: attempts)
         let delay = machine.backoff(jitter: 1)
         #expect(delay > .zero)

@@ -3,7 +3,7 @@ import Foundation
 import PackageDescription
 
 // Built by .ci/run, never by the tests: a package that depends on Courier by path and imports it
-// beside Vapor, Hummingbird, NIOHTTP1, swift-http-types and the other modules a Swift service
+// beside Vapor, Fluent, Hummingbird, NIOHTTP1, swift-http-types, gRPC, the OpenAPI transports and the other modules a Swift service
 // commonly imports, with every name unqualified. It compiles only while no name is ambiguous.
 
 /// Courier's identity as a path dependency: the name of the repository's folder, whatever the
@@ -17,7 +17,12 @@ let package = Package(
         .package(path: "../../.."),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -27,7 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
-        .target(name: "VaporStyle", dependencies: [.product(name: "Vapor", package: "vapor")] + common),
+        .target(name: "VaporStyle", dependencies: [.product(name: "Vapor", package: "vapor"), .product(name: "Fluent", package: "fluent")] + common),
         .target(name: "HummingbirdStyle", dependencies: [.product(name: "Hummingbird", package: "hummingbird")] + common),
     ]
 )
@@ -35,6 +40,7 @@ var common: [Target.Dependency] {
     [
         .product(name: "Courier", package: courier),
         .product(name: "CourierLifecycle", package: courier),
+        .product(name: "CourierOpenAPI", package: courier),
         .product(name: "CourierQueue", package: courier),
         .product(name: "CourierTesting", package: courier),
         .product(name: "CourierXML", package: courier),
@@ -45,7 +51,11 @@ var common: [Target.Dependency] {
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "GRPCCore", package: "grpc-swift-2"),
+        .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+        .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Tracing", package: "swift-distributed-tracing"),
     ]

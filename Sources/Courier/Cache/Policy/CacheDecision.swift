@@ -62,7 +62,7 @@ enum CacheDecision: Sendable, Hashable {
 enum Revalidation {
     /// The validators for a conditional request: `If-None-Match` with the entity tags of
     /// every stored response, and `If-Modified-Since` with the chosen one's `Last-Modified`.
-    static func conditionalHeaders(for chosen: CacheEntry, among entries: [CacheEntry]) -> Headers {
+    static func conditionalHeaders(for chosen: CourierCacheEntry, among entries: [CourierCacheEntry]) -> Headers {
         var headers = Headers()
         var tags: [String] = []
         for entry in [chosen] + entries {
@@ -77,7 +77,7 @@ enum Revalidation {
     /// recent one whose entity tag matches strongly, else weakly, else the one with the same
     /// `Last-Modified`; when the `304` carries no validator, `chosen`, the response the
     /// conditional request was made for.
-    static func select(for headers: Headers, among entries: [CacheEntry], chosen: CacheEntry) -> CacheEntry? {
+    static func select(for headers: Headers, among entries: [CourierCacheEntry], chosen: CourierCacheEntry) -> CourierCacheEntry? {
         if let tag = headers["ETag"].flatMap(EntityTag.init) {
             let tagged = entries.filter { $0.headers["ETag"].flatMap(EntityTag.init) != nil }
             if let strong = tagged.first(where: { EntityTag($0.headers["ETag"]!)!.matchesStrongly(tag) }) { return strong }

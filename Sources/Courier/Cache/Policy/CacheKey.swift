@@ -89,7 +89,7 @@ enum CacheKey {
     }
 
     /// Whether `entry` was stored for a request with the same selecting field values.
-    static func matches(_ entry: CacheEntry, request: Headers) -> Bool {
+    static func matches(_ entry: CourierCacheEntry, request: Headers) -> Bool {
         variant(request: request, response: entry.headers) == entry.variant
     }
 }

@@ -28,7 +28,7 @@ struct Freshness: Sendable, Hashable {
 
     /// The freshness of `entry` at `now`; `control` is the entry's `Cache-Control`, when the
     /// caller has already read it.
-    init(_ entry: CacheEntry, now: Date, heuristicLimit: TimeInterval, control: CacheControl? = nil) {
+    init(_ entry: CourierCacheEntry, now: Date, heuristicLimit: TimeInterval, control: CacheControl? = nil) {
         let date = Freshness.dateValue(entry.headers, responseDate: entry.responseDate)
         lifetime = Freshness.lifetime(
             status: entry.status, headers: entry.headers, control: control ?? CacheControl(entry.headers), date: date,

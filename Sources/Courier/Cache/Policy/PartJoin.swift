@@ -3,14 +3,14 @@ import Foundation
 /// Joining stored parts of one representation (RFC 9111 §3.4).
 enum PartJoin {
     /// The bytes a stored part holds, and the complete length.
-    static func extent(_ entry: CacheEntry) -> (held: ClosedRange<Int64>, total: Int64)? {
+    static func extent(_ entry: CourierCacheEntry) -> (held: ClosedRange<Int64>, total: Int64)? {
         ContentRange.extent(of: entry.headers, bodyCount: entry.body.count)
     }
 
     /// `older` and `newer` as one part, with `newer`'s fields and its bytes where they overlap;
     /// `nil` unless both carry the same strong entity tag, have the same complete length, and
     /// touch or overlap.
-    static func join(older: CacheEntry, newer: CacheEntry) -> CacheEntry? {
+    static func join(older: CourierCacheEntry, newer: CourierCacheEntry) -> CourierCacheEntry? {
         guard let oldTag = older.headers["ETag"].flatMap(EntityTag.init), let newTag = newer.headers["ETag"].flatMap(EntityTag.init),
             oldTag.matchesStrongly(newTag), let old = extent(older), let new = extent(newer), old.total == new.total,
             new.held.lowerBound <= old.held.upperBound + 1, old.held.lowerBound <= new.held.upperBound + 1
@@ -27,7 +27,7 @@ enum PartJoin {
     }
 
     /// `part` as the complete `200` under `variant`, when it holds every byte.
-    static func complete(_ part: CacheEntry, variant: String) -> CacheEntry? {
+    static func complete(_ part: CourierCacheEntry, variant: String) -> CourierCacheEntry? {
         guard let (held, total) = extent(part), held.lowerBound == 0, held.upperBound == total - 1 else { return nil }
         var complete = part
         complete.variant = variant

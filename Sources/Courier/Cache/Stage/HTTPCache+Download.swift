@@ -27,7 +27,7 @@ extension HTTPCache {
 
         /// The bytes a stored part or a stored `200` holds from the first, if it has a strong
         /// entity tag, is not content-coded and holds at least one byte.
-        init?(_ entry: CacheEntry) {
+        init?(_ entry: CourierCacheEntry) {
             guard let tag = entry.headers["ETag"], let parsed = EntityTag(tag), !parsed.isWeak,
                 !RangeRequest.isContentCoded(entry.headers), !entry.body.isEmpty
             else { return nil }

@@ -3,7 +3,7 @@ import Logging
 
 extension HTTPCache {
     /// Loads `lookup`'s request from the network and stores the response if it may be stored.
-    func fetch(_ lookup: Lookup, entries: [CacheEntry], load: Load) async throws -> CourierResponse {
+    func fetch(_ lookup: Lookup, entries: [CourierCacheEntry], load: Load) async throws -> CourierResponse {
         let requestDate = configuration.now()
         let response = try await load(lookup.request)
         let responseDate = configuration.now()
@@ -16,7 +16,7 @@ extension HTTPCache {
     }
 
     /// Asks the origin whether `chosen` is still valid, with the validators of every entry.
-    func revalidate(_ lookup: Lookup, chosen: CacheEntry, entries: [CacheEntry], load: Load) async throws -> CourierResponse {
+    func revalidate(_ lookup: Lookup, chosen: CourierCacheEntry, entries: [CourierCacheEntry], load: Load) async throws -> CourierResponse {
         var conditional = lookup.request
         for field in Revalidation.conditionalHeaders(for: chosen, among: entries) {
             conditional.headers.set(name: field.name, value: field.value)
@@ -66,7 +66,7 @@ extension HTTPCache {
     /// `stale-if-error` allows, `504` for a response that must be revalidated, the stale
     /// response when the server is unreachable and the application serves stale responses
     /// offline, and otherwise the failure itself.
-    private func staleOnFailure(_ entry: CacheEntry, lookup: Lookup, error: any Error) throws -> CourierResponse {
+    private func staleOnFailure(_ entry: CourierCacheEntry, lookup: Lookup, error: any Error) throws -> CourierResponse {
         let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit)
         if CacheDecision.mayServeOnError(headers: entry.headers, freshness: freshness, directives: lookup.directives) {
             return serve(entry, to: lookup.request, age: freshness.age, source: .stale)
@@ -102,9 +102,9 @@ extension HTTPCache {
     }
 
     /// The entry for `response` to `lookup`; `nil` when its `Vary` is `*`.
-    func makeEntry(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) -> CacheEntry? {
+    func makeEntry(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) -> CourierCacheEntry? {
         guard let variant = CacheKey.variant(request: lookup.request.headers, response: response.headers) else { return nil }
-        return CacheEntry(
+        return CourierCacheEntry(
             key: lookup.key, variant: variant, status: response.status, reasonPhrase: response.reasonPhrase,
             headers: Storability.storedHeaders(response.headers), body: response.body,
             requestDate: requestDate, responseDate: responseDate, tags: lookup.policy.tags(for: response.headers),
@@ -113,7 +113,7 @@ extension HTTPCache {
     }
 
     /// Stores `entry`; a store that fails only costs a future miss.
-    func write(_ entry: CacheEntry) async {
+    func write(_ entry: CourierCacheEntry) async {
         do {
             try await storage.store(entry)
         } catch {
@@ -124,7 +124,7 @@ extension HTTPCache {
     /// Updates stored GET responses from a response to HEAD (RFC 9111 §4.3.5): the one its
     /// validators select takes its fields; when the validators show the stored one changed,
     /// it is removed.
-    func freshen(_ entries: [CacheEntry], with response: CourierResponse) async {
+    func freshen(_ entries: [CourierCacheEntry], with response: CourierResponse) async {
         guard (200..<300).contains(response.status), let newest = entries.first else { return }
         let validated = response.headers.contains("ETag") || response.headers.contains("Last-Modified")
         guard validated, let selected = Revalidation.select(for: response.headers, among: entries, chosen: newest) else {

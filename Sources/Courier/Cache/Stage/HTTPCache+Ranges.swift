@@ -33,7 +33,7 @@ extension HTTPCache {
 
     /// `entry` (a complete `200` or a stored part) cut to `range` for `request`, when the cache
     /// may deliver it without asking the server and it holds the bytes asked for.
-    private func cut(_ entry: CacheEntry, to range: RangeRequest, for request: CourierHTTPRequest, lookup: Lookup) -> CourierResponse? {
+    private func cut(_ entry: CourierCacheEntry, to range: RangeRequest, for request: CourierHTTPRequest, lookup: Lookup) -> CourierResponse? {
         let (decision, freshness, control) = decide(entry, for: lookup)
         guard case .serve(let stale) = decision else { return nil }
         return range.partial(of: serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control))
@@ -44,7 +44,7 @@ extension HTTPCache {
     /// and delivers the whole, stored as the complete `200`. A `200` (the representation
     /// changed) is delivered and stored as usual; any other answer drops the part and the
     /// request is sent again without a range.
-    func complete(_ part: CacheEntry, for lookup: Lookup, load: Load) async throws -> CourierResponse {
+    func complete(_ part: CourierCacheEntry, for lookup: Lookup, load: Load) async throws -> CourierResponse {
         guard let (held, _) = PartJoin.extent(part), held.lowerBound == 0, let tag = part.headers["ETag"],
             let parsed = EntityTag(tag), !parsed.isWeak
         else { return try await fetch(lookup, entries: [], load: load) }
@@ -82,8 +82,8 @@ extension HTTPCache {
     }
 
     /// The part entry for a `206` to `lookup`, of the representation whose variant is `variant`.
-    private func partEntry(_ response: CourierResponse, for lookup: Lookup, variant: String, requestDate: Date, responseDate: Date) -> CacheEntry {
-        CacheEntry(
+    private func partEntry(_ response: CourierResponse, for lookup: Lookup, variant: String, requestDate: Date, responseDate: Date) -> CourierCacheEntry {
+        CourierCacheEntry(
             key: lookup.key, variant: HTTPCache.partVariant(variant), status: 206, reasonPhrase: response.reasonPhrase,
             headers: Storability.storedHeaders(response.headers), body: response.body, requestDate: requestDate, responseDate: responseDate,
             tags: lookup.policy.tags(for: response.headers), protocolVersion: response.protocolVersion
@@ -95,7 +95,7 @@ extension HTTPCache {
     static func partVariant(_ variant: String) -> String { variant + "\n\u{0}part" }
 
     /// The stored part of `lookup`'s representation, if any.
-    func storedPart(for lookup: Lookup) async -> CacheEntry? {
+    func storedPart(for lookup: Lookup) async -> CourierCacheEntry? {
         guard let stored = try? await storage.entries(forKey: lookup.key) else { return nil }
         return stored.first { entry in
             entry.status == 206 && lookup.policy.accepts(entry)

@@ -80,7 +80,7 @@ final class HTTPCache: Sendable {
     /// (the lookup as the application sent it) goes to the network when given.
     private func answer(_ lookup: Lookup, forwarding: Lookup? = nil, load: @escaping Load) async throws -> CourierResponse {
         let request = lookup.request
-        let entries: [CacheEntry] = if request.cachePolicy == .reload { [] } else { await matchingEntries(for: lookup) }
+        let entries: [CourierCacheEntry] = if request.cachePolicy == .reload { [] } else { await matchingEntries(for: lookup) }
         let onlyIfCached = request.cachePolicy == .onlyIfCached || lookup.directives.onlyIfCached
         guard let entry = entries.first else {
             if onlyIfCached { return HTTPCache.gatewayTimeout(for: request) }
@@ -106,7 +106,7 @@ final class HTTPCache: Sendable {
 
     /// What to do with `entry` for `lookup`, with the entry's freshness and its `Cache-Control`,
     /// read once for the whole decision and for serving.
-    func decide(_ entry: CacheEntry, for lookup: Lookup) -> (CacheDecision, Freshness, CacheControl) {
+    func decide(_ entry: CourierCacheEntry, for lookup: Lookup) -> (CacheDecision, Freshness, CacheControl) {
         let control = CacheControl(entry.headers)
         let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit, control: control)
         let decision = CacheDecision.decide(
@@ -118,15 +118,15 @@ final class HTTPCache: Sendable {
 
     /// The stored responses usable for a lookup, most recent first: entries stored under other
     /// application rules are removed, and those for other `Vary` values are skipped.
-    func matchingEntries(for lookup: Lookup) async -> [CacheEntry] {
-        let stored: [CacheEntry]
+    func matchingEntries(for lookup: Lookup) async -> [CourierCacheEntry] {
+        let stored: [CourierCacheEntry]
         do {
             stored = try await storage.entries(forKey: lookup.key)
         } catch {
             logger.debug("cache read failed; treated as a miss", metadata: ["error": "\(error)"])
             return []
         }
-        var usable: [CacheEntry] = []
+        var usable: [CourierCacheEntry] = []
         for entry in stored {
             if !lookup.policy.accepts(entry) {
                 try? await storage.removeEntry(forKey: entry.key, variant: entry.variant)
@@ -141,7 +141,7 @@ final class HTTPCache: Sendable {
     /// `no-cache="…"` names unless it was just validated, and without a body for HEAD.
     /// `control` is the entry's `Cache-Control`, when the caller has already read it.
     func serve(
-        _ entry: CacheEntry, to request: CourierHTTPRequest, age: TimeInterval, source: CourierResponse.Source, control: CacheControl? = nil
+        _ entry: CourierCacheEntry, to request: CourierHTTPRequest, age: TimeInterval, source: CourierResponse.Source, control: CacheControl? = nil
     ) -> CourierResponse {
         var headers = source == .revalidated ? entry.headers : Storability.servedHeaders(entry.headers, control: control)
         headers.set(name: "Age", value: String(Int(min(age, TimeInterval(CacheControl.maximumDeltaSeconds)).rounded(.down))))

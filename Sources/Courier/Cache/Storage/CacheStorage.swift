@@ -1,6 +1,6 @@
 /// Where a cache keeps its entries: in memory, on disk, or in a store of your own.
 ///
-/// Entries are filed under a primary key and a variant (see ``CacheEntry``); a primary key
+/// Entries are filed under a primary key and a variant (see ``CourierCacheEntry``); a primary key
 /// may hold several variants at once. A store decides what to evict when it is full and must
 /// never hand back an entry other than one it was given: an entry it cannot read back intact
 /// is a miss, and the store removes it.
@@ -8,9 +8,9 @@
 /// Every method may be called concurrently from many tasks.
 public protocol CacheStorage: Sendable {
     /// Every stored variant for `key`, most recently stored first; empty when there is none.
-    func entries(forKey key: String) async throws -> [CacheEntry]
+    func entries(forKey key: String) async throws -> [CourierCacheEntry]
     /// Stores `entry`, replacing the one with the same key and variant.
-    func store(_ entry: CacheEntry) async throws
+    func store(_ entry: CourierCacheEntry) async throws
     /// Removes the entry with `key` and `variant`, if there is one.
     func removeEntry(forKey key: String, variant: String) async throws
     /// Removes every variant stored for `key`.

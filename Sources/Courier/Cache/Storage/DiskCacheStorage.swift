@@ -64,12 +64,12 @@ public struct DiskCacheStorage: CacheStorage {
         self.pool = NIOThreadPool.singleton
     }
 
-    public func entries(forKey key: String) async throws -> [CacheEntry] {
+    public func entries(forKey key: String) async throws -> [CourierCacheEntry] {
         if let entries = try folder.entries(forKey: key, inlineLimit: Self.inlineReadLimit) { return entries }
         return try await run { folder in try folder.entries(forKey: key) ?? [] }
     }
 
-    public func store(_ entry: CacheEntry) async throws {
+    public func store(_ entry: CourierCacheEntry) async throws {
         let recount = counted.withLockedValue { counted in
             defer { counted = true }
             return !counted

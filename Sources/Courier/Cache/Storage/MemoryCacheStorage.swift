@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 
-/// A cache store in memory, bounded by the bytes its entries take (``CacheEntry/cost``):
+/// A cache store in memory, bounded by the bytes its entries take (``CourierCacheEntry/cost``):
 /// when it is full, the least recently used entries go first.
 ///
 /// Reading an entry counts as using it. An entry larger than the whole store is not kept.
@@ -19,13 +19,13 @@ public final class MemoryCacheStorage: CacheStorage {
     }
 
     /// Every stored variant for `key`, most recently stored first; reading counts as using them.
-    public func entries(forKey key: String) async throws -> [CacheEntry] {
+    public func entries(forKey key: String) async throws -> [CourierCacheEntry] {
         state.withLockedValue { $0.entries(forKey: key) }
     }
 
     /// Stores `entry` as the most recently used, evicting the least recently used entries
     /// until the total fits; an entry larger than the store is not kept.
-    public func store(_ entry: CacheEntry) async throws {
+    public func store(_ entry: CourierCacheEntry) async throws {
         let limit = maximumBytes
         state.withLockedValue { entries in
             entries.remove(key: entry.key, variant: entry.variant)
@@ -66,7 +66,7 @@ struct LRUEntries {
     }
 
     private struct Node {
-        var entry: CacheEntry
+        var entry: CourierCacheEntry
         var stored: UInt64
         var newer: Slot?
         var older: Slot?
@@ -86,7 +86,7 @@ struct LRUEntries {
     func variants(forKey key: String) -> Set<String> { variantsByKey[key] ?? [] }
 
     /// Every entry for `key`, most recently stored first; each becomes the most recently used.
-    mutating func entries(forKey key: String) -> [CacheEntry] {
+    mutating func entries(forKey key: String) -> [CourierCacheEntry] {
         guard let variants = variantsByKey[key] else { return [] }
         if variants.count == 1, let variant = variants.first {
             let slot = Slot(key: key, variant: variant)
@@ -99,7 +99,7 @@ struct LRUEntries {
     }
 
     /// Adds an entry as the most recently used; its key and variant must not be present.
-    mutating func insert(_ entry: CacheEntry) {
+    mutating func insert(_ entry: CourierCacheEntry) {
         let slot = Slot(key: entry.key, variant: entry.variant)
         stores += 1
         nodes[slot] = Node(entry: entry, stored: stores, newer: nil, older: newest)

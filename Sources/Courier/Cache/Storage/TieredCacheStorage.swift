@@ -20,7 +20,7 @@ public struct TieredCacheStorage: CacheStorage {
         self.back = back
     }
 
-    public func entries(forKey key: String) async throws -> [CacheEntry] {
+    public func entries(forKey key: String) async throws -> [CourierCacheEntry] {
         let near = try await front.entries(forKey: key)
         guard near.isEmpty else { return near }
         let far = try await back.entries(forKey: key)
@@ -29,7 +29,7 @@ public struct TieredCacheStorage: CacheStorage {
         return far
     }
 
-    public func store(_ entry: CacheEntry) async throws {
+    public func store(_ entry: CourierCacheEntry) async throws {
         try await both { try await $0.store(entry) }
     }
 

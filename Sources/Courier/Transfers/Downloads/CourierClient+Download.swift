@@ -109,7 +109,7 @@ extension CourierClient {
             do {
                 try Task.checkCancellation()
                 let attemptNumber = attempts
-                let outcome = try await performStreaming(id: attempt.id, validators: [], retryPolicy: RetryPolicy.none) { streamed in
+                let outcome = try await performStreaming(id: attempt.id, validators: [], retryPolicy: CourierRetryPolicy.none) { streamed in
                     var current = disk.withLockedValue { $0 }
                     defer { disk.withLockedValue { [current] in $0 = current } }
                     return try await self.receive(

@@ -140,7 +140,7 @@ final class ChannelTransport: Sendable {
             closed.connectionFailure = responseStarted ? .cutShort : .emptyReply
             return closed
         default:
-            return AsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
+            return CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
         }
     }
 }

@@ -63,9 +63,9 @@ struct DiskCacheFolder: Sendable {
     /// With an `inlineLimit`, the call never waits for the folder's lock nor reads a large file:
     /// it returns `nil` instead when a file is larger than `inlineLimit` bytes or damaged (its
     /// removal takes the lock), and the caller asks again without a limit where it may block.
-    func entries(forKey key: String, inlineLimit: Int? = nil) throws(CourierError) -> [CacheEntry]? {
+    func entries(forKey key: String, inlineLimit: Int? = nil) throws(CourierError) -> [CourierCacheEntry]? {
         let folder = keyPath(key)
-        var found: [(entry: CacheEntry, stored: Int64)] = []
+        var found: [(entry: CourierCacheEntry, stored: Int64)] = []
         for name in POSIXFiles.names(in: folder) where !name.hasPrefix(".") {
             switch try read(folder + "/" + name, key: key, inlineLimit: inlineLimit) {
             case .found(let entry, let stored): found.append((entry, stored))
@@ -78,7 +78,7 @@ struct DiskCacheFolder: Sendable {
     }
 
     private enum Read {
-        case found(CacheEntry, stored: Int64)
+        case found(CourierCacheEntry, stored: Int64)
         case missing
         case deferred
     }
@@ -123,7 +123,7 @@ struct DiskCacheFolder: Sendable {
 
     /// Writes `entry` to a temporary file, flushes it and renames it into place; evicts the
     /// least recently used entries when the folder is over its limit.
-    func store(_ entry: CacheEntry) throws(CourierError) {
+    func store(_ entry: CourierCacheEntry) throws(CourierError) {
         let stamp = clock.next()
         let file = try DiskEntryFormat.encode(entry, storedAt: stamp)
         let folder = keyPath(entry.key)

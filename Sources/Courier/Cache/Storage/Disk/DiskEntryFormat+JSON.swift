@@ -32,7 +32,7 @@ extension DiskEntryFormat {
         }
 
         /// The entry and when it was stored, or `nil` when `file` is damaged in any way.
-        static func decode(_ file: Data) -> (entry: CacheEntry, storedAt: Int64)? {
+        static func decode(_ file: Data) -> (entry: CourierCacheEntry, storedAt: Int64)? {
             let bytes = [UInt8](file)
             guard bytes.count >= prefixLength, bytes[0..<8].elementsEqual(magic) else { return nil }
             let metadataLength = Int(bytes[8..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
@@ -50,7 +50,7 @@ extension DiskEntryFormat {
             }
             let body = Data(bytes[(prefixLength + metadataLength)...])
             guard SHA256.hash(data: body).hexadecimal == metadata.bodySHA256 else { return nil }
-            let entry = CacheEntry(
+            let entry = CourierCacheEntry(
                 key: metadata.key, variant: metadata.variant, status: metadata.status, reasonPhrase: metadata.reasonPhrase,
                 headers: metadata.headers, body: body, requestDate: metadata.requestDate, responseDate: metadata.responseDate,
                 tags: metadata.tags

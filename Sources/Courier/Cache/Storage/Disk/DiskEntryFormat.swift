@@ -24,7 +24,7 @@ enum DiskEntryFormat {
     static let prefixLength = 8 + 4 + 8 + 32
 
     /// The file contents for `entry`, stored at `storedAt` (nanoseconds since 1970).
-    static func encode(_ entry: CacheEntry, storedAt: Int64) throws(CourierError) -> Data {
+    static func encode(_ entry: CourierCacheEntry, storedAt: Int64) throws(CourierError) -> Data {
         var writer = EntryMetadataWriter()
         writer.integer(UInt64(bitPattern: storedAt))
         writer.integer(UInt64(bitPattern: Int64(entry.status)))
@@ -64,7 +64,7 @@ enum DiskEntryFormat {
     }
 
     /// The entry and when it was stored, or `nil` when `file` is damaged in any way.
-    static func decode(_ file: Data) -> (entry: CacheEntry, storedAt: Int64)? {
+    static func decode(_ file: Data) -> (entry: CourierCacheEntry, storedAt: Int64)? {
         file.withUnsafeBytes { bytes in
             guard bytes.count >= prefixLength else { return nil }
             if bytes.starts(with: magic) { return decode(bytes) }
@@ -73,7 +73,7 @@ enum DiskEntryFormat {
         }
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer) -> (entry: CacheEntry, storedAt: Int64)? {
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> (entry: CourierCacheEntry, storedAt: Int64)? {
         let metadataLength = Int(bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self).bigEndian)
         let bodyLength64 = bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self).bigEndian
         guard bodyLength64 <= UInt64(bytes.count) else { return nil }
@@ -94,7 +94,7 @@ enum DiskEntryFormat {
             let key = reader.string(), let variant = reader.string(), let reasonPhrase = reader.string(),
             let fields = reader.pairs(), let tags = reader.pairs(), let protocolVersion = reader.protocolVersion(), reader.isAtEnd
         else { return nil }
-        let entry = CacheEntry(
+        let entry = CourierCacheEntry(
             key: key, variant: variant, status: status, reasonPhrase: reasonPhrase, headers: Headers(fields),
             body: Data(body), requestDate: requestDate, responseDate: responseDate,
             tags: Dictionary(tags, uniquingKeysWith: { first, _ in first }), protocolVersion: protocolVersion

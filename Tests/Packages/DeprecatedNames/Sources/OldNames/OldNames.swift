@@ -3,6 +3,11 @@
 import Courier
 import Foundation
 
+struct GetProfile: Endpoint {
+    typealias Value = Response
+    var path: String { "/profile" }
+}
+
 func profile(with client: Client) async throws -> Response {
     var request = Request<Response>(method: HTTPMethod("GET"), path: "/profile")
     request.body = RequestBody.text("hi")
@@ -10,6 +15,9 @@ func profile(with client: Client) async throws -> Response {
     let cookie = Cookie(name: "a", value: "b", domain: "example.com")
     let id: RequestID? = nil
     let prepared: HTTPRequest? = nil
-    _ = (parameters, cookie, id, prepared)
+    let policy: RetryPolicy = .none
+    let entry: CacheEntry? = nil
+    let transport: AsyncHTTPClientTransport? = nil
+    _ = (parameters, cookie, id, prepared, policy, entry, transport)
     return try await client.send(request)
 }

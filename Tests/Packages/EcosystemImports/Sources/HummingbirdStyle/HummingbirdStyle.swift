@@ -4,10 +4,13 @@
 import AsyncHTTPClient
 import Courier
 import CourierLifecycle
+import CourierOpenAPI
 import CourierQueue
 import CourierTesting
 import CourierXML
 import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -15,7 +18,9 @@ import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import OpenAPIURLSession
 import ServiceLifecycle
 import Tracing
 
@@ -38,12 +43,17 @@ func makeRouter(upstream: CourierClient) -> Router<BasicRequestContext> {
 /// NIOHTTP1's method beside swift-http-types' request.
 let nioMethod: HTTPMethod = .GET
 
+/// The OpenAPI runtime's transports and gRPC's endpoint, beside Courier's.
+let openAPITransport: AsyncHTTPClientTransport? = nil
+let urlSessionTransport: URLSessionTransport? = nil
+let grpcEndpoint: Endpoint? = nil
+let courierTransport: CourierClientTransport? = nil
+
 // Every public type of Courier's library products, by its bare name. PublicNamesTests keeps
 // this list complete.
 private typealias UnqualifiedActivity = Activity
 private typealias UnqualifiedAdaptiveConcurrency = AdaptiveConcurrency
 private typealias UnqualifiedAppCachePolicy = AppCachePolicy
-private typealias UnqualifiedAsyncHTTPClientTransport = AsyncHTTPClientTransport
 private typealias UnqualifiedAuthentication = Authentication
 private typealias UnqualifiedBatch = Batch
 private typealias UnqualifiedBatchEntry = BatchEntry
@@ -54,7 +64,6 @@ private typealias UnqualifiedBatchResults = BatchResults
 private typealias UnqualifiedBodyEncoding = BodyEncoding
 private typealias UnqualifiedCRC32 = CRC32
 private typealias UnqualifiedCacheConfiguration = CacheConfiguration
-private typealias UnqualifiedCacheEntry = CacheEntry
 private typealias UnqualifiedCachePolicy = CachePolicy
 private typealias UnqualifiedCacheStatistics = CacheStatistics
 private typealias UnqualifiedCacheStorage = CacheStorage
@@ -70,8 +79,12 @@ private typealias UnqualifiedClientService = ClientService
 private typealias UnqualifiedConnectionFailure = ConnectionFailure
 private typealias UnqualifiedCookieFileFormat = CookieFileFormat
 private typealias UnqualifiedCookieJar = CookieJar
+private typealias UnqualifiedCourierAsyncHTTPClientTransport = CourierAsyncHTTPClientTransport
+private typealias UnqualifiedCourierCacheEntry = CourierCacheEntry
 private typealias UnqualifiedCourierClient = CourierClient
+private typealias UnqualifiedCourierClientTransport = CourierClientTransport
 private typealias UnqualifiedCourierCookie = CourierCookie
+private typealias UnqualifiedCourierEndpoint = CourierEndpoint
 private typealias UnqualifiedCourierError = CourierError
 private typealias UnqualifiedCourierHTTPMethod = CourierHTTPMethod
 private typealias UnqualifiedCourierHTTPRequest = CourierHTTPRequest
@@ -80,6 +93,7 @@ private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
 private typealias UnqualifiedCourierRequestID = CourierRequestID
 private typealias UnqualifiedCourierResponse = CourierResponse
+private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage
@@ -90,7 +104,6 @@ private typealias UnqualifiedDownloadOptions = DownloadOptions
 private typealias UnqualifiedDownloadResult = DownloadResult
 private typealias UnqualifiedDurableQueue = DurableQueue
 private typealias UnqualifiedDurableRequestHandle = DurableRequestHandle
-private typealias UnqualifiedEndpoint = Endpoint
 private typealias UnqualifiedErrorMapper = ErrorMapper
 private typealias UnqualifiedEventHooks = EventHooks
 private typealias UnqualifiedExchangeEvent = ExchangeEvent
@@ -141,7 +154,6 @@ private typealias UnqualifiedRequestState = RequestState
 private typealias UnqualifiedReservedPort = ReservedPort
 private typealias UnqualifiedResponseBodyStream = ResponseBodyStream
 private typealias UnqualifiedResponseValidator = ResponseValidator
-private typealias UnqualifiedRetryPolicy = RetryPolicy
 private typealias UnqualifiedSelfDescribingBody = SelfDescribingBody
 private typealias UnqualifiedStreamedResponse = StreamedResponse
 private typealias UnqualifiedTLSFailure = TLSFailure

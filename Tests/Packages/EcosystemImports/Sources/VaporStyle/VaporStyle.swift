@@ -4,17 +4,23 @@
 import AsyncHTTPClient
 import Courier
 import CourierLifecycle
+import CourierOpenAPI
 import CourierQueue
 import CourierTesting
 import CourierXML
+import Fluent
 import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
 import HTTPTypes
 import Logging
 import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
+import OpenAPIURLSession
 import ServiceLifecycle
 import Tracing
 import Vapor
@@ -32,6 +38,11 @@ func addProfileRoute(to app: Application, upstream: CourierClient) {
     }
 }
 
+/// Fluent's cache model and gRPC's retry policy, beside Courier's.
+let fluentCacheEntry: CacheEntry? = nil
+let grpcRetryPolicy: RetryPolicy? = nil
+let courierRetryPolicy: CourierRetryPolicy = .none
+
 /// swift-http-types' request, converted to Courier's and back.
 func roundTrip(_ request: HTTPRequest) throws -> HTTPRequest {
     try HTTPRequest(CourierHTTPRequest(request))
@@ -42,7 +53,6 @@ func roundTrip(_ request: HTTPRequest) throws -> HTTPRequest {
 private typealias UnqualifiedActivity = Activity
 private typealias UnqualifiedAdaptiveConcurrency = AdaptiveConcurrency
 private typealias UnqualifiedAppCachePolicy = AppCachePolicy
-private typealias UnqualifiedAsyncHTTPClientTransport = AsyncHTTPClientTransport
 private typealias UnqualifiedAuthentication = Authentication
 private typealias UnqualifiedBatch = Batch
 private typealias UnqualifiedBatchEntry = BatchEntry
@@ -53,7 +63,6 @@ private typealias UnqualifiedBatchResults = BatchResults
 private typealias UnqualifiedBodyEncoding = BodyEncoding
 private typealias UnqualifiedCRC32 = CRC32
 private typealias UnqualifiedCacheConfiguration = CacheConfiguration
-private typealias UnqualifiedCacheEntry = CacheEntry
 private typealias UnqualifiedCachePolicy = CachePolicy
 private typealias UnqualifiedCacheStatistics = CacheStatistics
 private typealias UnqualifiedCacheStorage = CacheStorage
@@ -69,8 +78,12 @@ private typealias UnqualifiedClientService = ClientService
 private typealias UnqualifiedConnectionFailure = ConnectionFailure
 private typealias UnqualifiedCookieFileFormat = CookieFileFormat
 private typealias UnqualifiedCookieJar = CookieJar
+private typealias UnqualifiedCourierAsyncHTTPClientTransport = CourierAsyncHTTPClientTransport
+private typealias UnqualifiedCourierCacheEntry = CourierCacheEntry
 private typealias UnqualifiedCourierClient = CourierClient
+private typealias UnqualifiedCourierClientTransport = CourierClientTransport
 private typealias UnqualifiedCourierCookie = CourierCookie
+private typealias UnqualifiedCourierEndpoint = CourierEndpoint
 private typealias UnqualifiedCourierError = CourierError
 private typealias UnqualifiedCourierHTTPMethod = CourierHTTPMethod
 private typealias UnqualifiedCourierHTTPRequest = CourierHTTPRequest
@@ -79,6 +92,7 @@ private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
 private typealias UnqualifiedCourierRequestID = CourierRequestID
 private typealias UnqualifiedCourierResponse = CourierResponse
+private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage
@@ -89,7 +103,6 @@ private typealias UnqualifiedDownloadOptions = DownloadOptions
 private typealias UnqualifiedDownloadResult = DownloadResult
 private typealias UnqualifiedDurableQueue = DurableQueue
 private typealias UnqualifiedDurableRequestHandle = DurableRequestHandle
-private typealias UnqualifiedEndpoint = Endpoint
 private typealias UnqualifiedErrorMapper = ErrorMapper
 private typealias UnqualifiedEventHooks = EventHooks
 private typealias UnqualifiedExchangeEvent = ExchangeEvent
@@ -140,7 +153,6 @@ private typealias UnqualifiedRequestState = RequestState
 private typealias UnqualifiedReservedPort = ReservedPort
 private typealias UnqualifiedResponseBodyStream = ResponseBodyStream
 private typealias UnqualifiedResponseValidator = ResponseValidator
-private typealias UnqualifiedRetryPolicy = RetryPolicy
 private typealias UnqualifiedSelfDescribingBody = SelfDescribingBody
 private typealias UnqualifiedStreamedResponse = StreamedResponse
 private typealias UnqualifiedTLSFailure = TLSFailure

@@ -14,7 +14,7 @@ import NIOSSL
 /// per request of its async/await API, streams request bodies, collects response bodies up to
 /// the request's limit, and inflates gzip and deflate bodies within a ratio limit. Redirects are
 /// not followed here: the client follows them, so that its credential rules apply.
-public final class AsyncHTTPClientTransport: Transport {
+public final class CourierAsyncHTTPClientTransport: Transport {
     let clients: LoopClients
     let logger: Logger
     /// The proxy connections are tunnelled through, if any.
@@ -168,7 +168,7 @@ public final class AsyncHTTPClientTransport: Transport {
             )
             return (built, regions)
         } catch {
-            throw AsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
+            throw CourierAsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A store treats entries as opaque values: it files them under ``key`` and ``variant`` and
 /// gives them back unchanged. The cache decides what the keys are and what an entry means.
-public struct CacheEntry: Sendable, Hashable, Codable {
+public struct CourierCacheEntry: Sendable, Hashable, Codable {
     /// The primary key: the target URI, with the partition of the credentials that fetched it.
     public var key: String
     /// The secondary key: the normalised values of the request fields named by the response's

@@ -4,7 +4,7 @@ import Foundation
 /// or Moya targets.
 ///
 /// ```swift
-/// struct GetUser: Endpoint {
+/// struct GetUser: CourierEndpoint {
 ///     typealias Value = User
 ///     let id: Int
 ///     var path: String { "/users/\(id)" }
@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Only ``path`` is required; every other requirement has a default. Override ``makeRequest()``
 /// to take full control.
-public protocol Endpoint: Sendable {
+public protocol CourierEndpoint: Sendable {
     /// The value the response decodes to.
     associatedtype Value: Sendable
     /// The path, joined to the client's base URL, or an absolute URL.
@@ -41,7 +41,7 @@ public protocol Endpoint: Sendable {
     func makeRequest() -> CourierRequest<Value>
 }
 
-extension Endpoint {
+extension CourierEndpoint {
     public var method: CourierHTTPMethod { .get }
     public var parameters: CourierParameters? { nil }
     public var parameterEncoding: ParameterEncoding { .automatic }
@@ -66,12 +66,12 @@ extension Endpoint {
     }
 }
 
-extension Endpoint where Value: Decodable {
+extension CourierEndpoint where Value: Decodable {
     public func decode(_ response: CourierResponse, decoder: JSONDecoder) throws -> Value {
         try CourierRequest<Value>(path: path).decode(response, decoder)
     }
 }
 
-extension Endpoint where Value == CourierResponse {
+extension CourierEndpoint where Value == CourierResponse {
     public func decode(_ response: CourierResponse, decoder: JSONDecoder) throws -> Value { response }
 }

@@ -11,9 +11,9 @@
 /// than ``maximumRetryAfter`` ends the retries, since waiting less would be pointless.
 ///
 /// ```swift
-/// configuration.retryPolicy = RetryPolicy(maximumAttempts: 4)
+/// configuration.retryPolicy = CourierRetryPolicy(maximumAttempts: 4)
 /// ```
-public struct RetryPolicy: Sendable, Hashable {
+public struct CourierRetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first one included; 1 means no retry.
     public var maximumAttempts: Int
     /// The backoff of the first retry, before jitter.
@@ -49,11 +49,11 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Never retry.
-    public static let none = RetryPolicy(maximumAttempts: 1)
+    public static let none = CourierRetryPolicy(maximumAttempts: 1)
 
     /// Up to `retries` retries with the default backoff.
-    public static func retries(_ retries: Int) -> RetryPolicy {
+    public static func retries(_ retries: Int) -> CourierRetryPolicy {
         let (attempts, overflow) = max(0, retries).addingReportingOverflow(1)
-        return RetryPolicy(maximumAttempts: overflow ? .max : attempts)
+        return CourierRetryPolicy(maximumAttempts: overflow ? .max : attempts)
     }
 }

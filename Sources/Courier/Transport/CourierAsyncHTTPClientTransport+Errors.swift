@@ -6,11 +6,11 @@ import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
-extension AsyncHTTPClientTransport {
+extension CourierAsyncHTTPClientTransport {
     /// ``map(_:url:timeout:responseStarted:)``, with connection failures blamed on the proxy when the
     /// connection goes to one.
     func mapped(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
-        let mapped = AsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
+        let mapped = CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
         guard let proxy, !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
         var blamed = CourierError(
             mapped.kind,

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-extension AsyncHTTPClientTransport {
+extension CourierAsyncHTTPClientTransport {
     nonisolated(nonsending) public func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
         deadline: ContinuousClock.Instant?,
@@ -67,7 +67,7 @@ extension AsyncHTTPClientTransport {
                 do {
                     return try await handoff.next().map(BodyHandoff.joined)
                 } catch {
-                    throw AsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: true)
+                    throw CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: true)
                 }
             }
             return try await body(StreamedResponse(head: response, body: pieces))

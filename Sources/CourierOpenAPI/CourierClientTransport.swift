@@ -14,7 +14,7 @@ import OpenAPIRuntime
 /// ```swift
 /// let courier = CourierClient(configuration: configuration)
 /// let api = Client(serverURL: try Servers.Server1.url(), transport: CourierClientTransport(courier))
-/// let user = try await api.getUser(path: .init(id: 1)).ok.body.json
+/// let item = try await api.getItem(path: .init(item: "42")).ok.body.json
 /// ```
 ///
 /// The URL of each request is the generated client's server URL with the operation's path; the

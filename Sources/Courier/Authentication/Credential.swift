@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let password = Credential.password(user: "ada", password: "s3cret")
-/// let token = Credential.bearer(mySession)        // a TokenProvider, refreshed on 401
+/// let token = Credential.bearer(session)        // a TokenProvider, refreshed on 401
 /// ```
 public struct Credential: Sendable {
     enum Secret: Sendable {

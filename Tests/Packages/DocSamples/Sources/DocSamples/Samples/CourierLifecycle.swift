@@ -1,0 +1,44 @@
+// swift-format-ignore-file
+// Written by scripts/doc-samples.py from the CourierLifecycle catalog; do not edit.
+
+import CoreMetrics
+import Courier
+import CourierLifecycle
+import CourierOpenAPI
+import CourierQueue
+import CourierXML
+import Foundation
+import Logging
+import ServiceLifecycle
+
+extension Samples {
+    /// Sources/CourierLifecycle/CourierLifecycle.docc/CourierLifecycle.md, sample 1
+    static func courierLifecycle1(_ context: SampleContext) async throws {
+        var configuration = context.configuration
+        _ = configuration
+        let server = context.server
+        _ = server
+        let logger = context.logger
+        _ = logger
+
+        let client = CourierClient(configuration: configuration)
+        let group = ServiceGroup(services: [ClientService(client: client), server], gracefulShutdownSignals: [.sigterm], logger: logger)
+        try await group.run()
+    }
+
+    /// Sources/CourierLifecycle/ClientService.swift, sample 1
+    static func clientService1(_ context: SampleContext) async throws {
+        var configuration = context.configuration
+        _ = configuration
+        let server = context.server
+        _ = server
+        let logger = context.logger
+        _ = logger
+        let client = CourierClient(configuration: configuration)
+        let group = ServiceGroup(
+            services: [ClientService(client: client), server],
+            gracefulShutdownSignals: [.sigterm], logger: logger
+        )
+        try await group.run()
+    }
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Writes every Swift sample of the DocC catalogs into the DocSamples package.
+
+Each ```swift block of Sources/*/*.docc/*.md becomes the body of one function in
+Tests/Packages/DocSamples/Sources/DocSamples/Samples/<Catalog>.swift, which .ci/run builds: a
+sample that no longer compiles fails CI. The names a sample uses without declaring them
+(`client`, `configuration`, `request`…) come from SampleContext.swift. Run this after changing a
+sample; DocSamplesTests fails while the package's copy differs from the catalogs.
+"""
+import glob
+import os
+import re
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "Tests/Packages/DocSamples/Sources/DocSamples/Samples")
+# Names a sample may use without declaring them; each is a member of SampleContext.
+CONTEXT = ["client", "configuration", "request", "form", "upload", "savedToken", "signIn", "fixedDate",
+           "indicator", "ids", "requestMetrics", "p12Password", "exportFile", "server", "logger",
+           "password", "outboxPath", "draft", "session", "batch", "memory", "folder", "downloads",
+           "queue"]
+# How a name is taken from the context, where not as it is.
+INJECTED = {"queue": "context.queue!"}
+# The ones samples change; the others are constants, which closures may capture.
+MUTABLE = {"configuration", "request", "form", "upload"}
+
+
+def blocks(path):
+    """The Swift code blocks of an article, or of the documentation comments of a source file."""
+    comments = path.endswith(".swift")
+    inside, lines, found, indent = False, [], [], ""
+    for line in open(path, encoding="utf-8").read().split("\n"):
+        if comments:
+            match = re.match(r"^(\s*///\s?)(.*)$", line)
+            if not match:
+                inside = False
+                continue
+            prefix, line = match.group(1), match.group(2)
+        if not inside and line.startswith("```swift"):
+            inside, lines = True, []
+        elif inside and line.startswith("```"):
+            inside = False
+            found.append(lines)
+        elif inside:
+            lines.append(line)
+    return found
+
+
+def function(name, source, lines):
+    body = [line for line in lines if not line.startswith("import ")]
+    text = "\n".join(body)
+    # Declared by the sample's own top-level statements (not inside a type it declares).
+    declared = set(re.findall(r"^(?:let|var)\s+(\w+)", text, re.MULTILINE))
+    used = [n for n in CONTEXT if re.search(r"(?<![\w.])" + n + r"\b(?!\s*:)", text) and n not in declared]
+    out = [f"    /// {source}", f"    static func {name}(_ context: SampleContext) async throws {{"]
+    for n in used:
+        out.append(f"        {'var' if n in MUTABLE else 'let'} {n} = {INJECTED.get(n, 'context.' + n)}")
+        out.append(f"        _ = {n}")
+    out += [("        " + line) if line else "" for line in body]
+    out.append("    }")
+    return "\n".join(out)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for old in glob.glob(os.path.join(OUT, "*.swift")):
+        os.remove(old)
+    catalogs = {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "Sources/*/*.docc/*.md"))):
+        catalog = os.path.basename(os.path.dirname(path))[: -len(".docc")]
+        catalogs.setdefault(catalog, []).append(path)
+    for product in sorted(glob.glob(os.path.join(ROOT, "Sources/*/*.docc"))):
+        target = os.path.dirname(product)
+        catalog = os.path.basename(product)[: -len(".docc")]
+        sources = sorted(glob.glob(os.path.join(target, "**/*.swift"), recursive=True))
+        catalogs.setdefault(catalog, []).extend(sources)
+    for catalog, paths in catalogs.items():
+        functions = []
+        for path in paths:
+            article = re.sub(r"\W", "", os.path.basename(path).rsplit(".", 1)[0])
+            for index, lines in enumerate(blocks(path), start=1):
+                relative = os.path.relpath(path, ROOT)
+                name = article[0].lower() + article[1:] + str(index)
+                functions.append(function(name, f"{relative}, sample {index}", lines))
+        if not functions:
+            continue
+        header = [
+            "// swift-format-ignore-file",
+            f"// Written by scripts/doc-samples.py from the {catalog} catalog; do not edit.",
+            "",
+            "import CoreMetrics",
+            "import Courier",
+            "import CourierLifecycle",
+            "import CourierOpenAPI",
+            "import CourierQueue",
+            "import CourierXML",
+            "import Foundation",
+            "import Logging",
+            "import ServiceLifecycle",
+            "",
+            "extension Samples {",
+        ]
+        with open(os.path.join(OUT, f"{catalog}.swift"), "w", encoding="utf-8") as out:
+            out.write("\n".join(header) + "\n" + "\n\n".join(functions) + "\n}\n")
+
+
+main()

@@ -47,6 +47,9 @@ def blocks(path):
 
 def function(name, source, lines):
     body = [line for line in lines if not line.startswith("import ")]
+    if any(line.startswith("@Test") for line in body):
+        # A test is a declaration of its own: it stays one, at the file's top level.
+        return None, "\n".join([f"// {source}"] + body)
     text = "\n".join(body)
     # Declared by the sample's own top-level statements (not inside a type it declares).
     declared = set(re.findall(r"^(?:let|var)\s+(\w+)", text, re.MULTILINE))
@@ -57,7 +60,7 @@ def function(name, source, lines):
         out.append(f"        _ = {n}")
     out += [("        " + line) if line else "" for line in body]
     out.append("    }")
-    return "\n".join(out)
+    return "\n".join(out), None
 
 
 def main():
@@ -74,14 +77,18 @@ def main():
         sources = sorted(glob.glob(os.path.join(target, "**/*.swift"), recursive=True))
         catalogs.setdefault(catalog, []).extend(sources)
     for catalog, paths in catalogs.items():
-        functions = []
+        functions, declarations = [], []
         for path in paths:
             article = re.sub(r"\W", "", os.path.basename(path).rsplit(".", 1)[0])
             for index, lines in enumerate(blocks(path), start=1):
                 relative = os.path.relpath(path, ROOT)
                 name = article[0].lower() + article[1:] + str(index)
-                functions.append(function(name, f"{relative}, sample {index}", lines))
-        if not functions:
+                inside, outside = function(name, f"{relative}, sample {index}", lines)
+                if inside:
+                    functions.append(inside)
+                if outside:
+                    declarations.append(outside)
+        if not functions and not declarations:
             continue
         header = [
             "// swift-format-ignore-file",
@@ -92,15 +99,19 @@ def main():
             "import CourierLifecycle",
             "import CourierOpenAPI",
             "import CourierQueue",
+            "import CourierTesting",
             "import CourierXML",
             "import Foundation",
             "import Logging",
             "import ServiceLifecycle",
+            "import Testing",
             "",
             "extension Samples {",
         ]
         with open(os.path.join(OUT, f"{catalog}.swift"), "w", encoding="utf-8") as out:
             out.write("\n".join(header) + "\n" + "\n\n".join(functions) + "\n}\n")
+            for declaration in declarations:
+                out.write("\n" + declaration + "\n")
 
 
 main()

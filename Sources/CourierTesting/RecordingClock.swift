@@ -7,7 +7,9 @@ import NIOConcurrencyHelpers
 /// ```swift
 /// let clock = RecordingClock()
 /// configuration.clock = clock
-/// … // exercise the client
+/// configuration.retryPolicy = .retries(1)
+/// let client = CourierClient(configuration: configuration)
+/// _ = try await client.send(CourierRequest<Data>(path: "/flaky?failures=1&retry_after=2"))
 /// #expect(clock.sleeps == [.seconds(2)])
 /// ```
 public final class RecordingClock: Clock, Sendable {

@@ -4,8 +4,9 @@ extension TestServer {
     ///
     /// ```swift
     /// try await TestServer.withServer { server in
-    ///     let client = CourierClient(configuration: ClientConfiguration(baseURL: server.baseURL))
-    ///     …
+    ///     try await CourierClient.withClient(configuration: ClientConfiguration(baseURL: server.baseURL)) { client in
+    ///         _ = try await client.send(CourierRequest<Data>(path: "/get"))
+    ///     }
     /// }
     /// ```
     public static func withServer<Result>(

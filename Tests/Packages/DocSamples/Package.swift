@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "CourierLifecycle", package: courier),
                 .product(name: "CourierOpenAPI", package: courier),
                 .product(name: "CourierQueue", package: courier),
+                .product(name: "CourierTesting", package: courier),
                 .product(name: "CourierXML", package: courier),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

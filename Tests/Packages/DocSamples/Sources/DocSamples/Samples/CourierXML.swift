@@ -6,10 +6,12 @@ import Courier
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
+import CourierTesting
 import CourierXML
 import Foundation
 import Logging
 import ServiceLifecycle
+import Testing
 
 extension Samples {
     /// Sources/CourierXML/CourierXML.docc/CourierXML.md, sample 1

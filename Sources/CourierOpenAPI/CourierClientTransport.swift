@@ -44,8 +44,8 @@ public struct CourierClientTransport: ClientTransport {
     /// - Throws: ``Courier/CourierError`` for every failure of Courier's own (the runtime wraps
     ///   it in its `ClientError`, whose `underlyingError` it then is).
     public func send(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
-    ) async throws -> (HTTPResponse, HTTPBody?) {
+        _ request: HTTPTypes.HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPTypes.HTTPResponse, HTTPBody?) {
         var courierRequest = try CourierHTTPRequest(
             method: CourierHTTPMethod(request.method),
             url: Self.url(baseURL, request.path),
@@ -57,7 +57,7 @@ public struct CourierClientTransport: ClientTransport {
             courierRequest.headers.add(name: field.name, value: field.value)
         }
         let response = try await client.send(courierRequest)
-        return (try HTTPResponse(response), HTTPBody(response.body))
+        return (try HTTPTypes.HTTPResponse(response), HTTPBody(response.body))
     }
 
     /// The URL of a request: the server's URL with the operation's path (and query) after it.

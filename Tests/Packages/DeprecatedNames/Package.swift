@@ -3,7 +3,8 @@ import Foundation
 import PackageDescription
 
 // Built by .ci/run, never by the tests: code written with the type names from before 0.3.0
-// builds, with deprecation warnings, when Courier's DeprecatedNames trait is enabled.
+// builds, with deprecation warnings, when Courier's DeprecatedNames trait is enabled; and every
+// library product builds with the trait on (as the documentation plugin builds them).
 
 /// Courier's identity as a path dependency: the name of the repository's folder, whatever the
 /// clone is called.
@@ -13,5 +14,12 @@ let package = Package(
     name: "DeprecatedNames",
     platforms: [.macOS(.v13)],
     dependencies: [.package(path: "../../..", traits: ["DeprecatedNames"])],
-    targets: [.target(name: "OldNames", dependencies: [.product(name: "Courier", package: courier)])]
+    targets: [
+        .target(
+            name: "OldNames",
+            dependencies: ["Courier", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierTesting", "CourierXML"].map {
+                .product(name: $0, package: courier)
+            }
+        )
+    ]
 )

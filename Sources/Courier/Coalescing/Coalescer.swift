@@ -125,11 +125,22 @@ final class Coalescer: Sendable {
             return landed
         }
         guard let landed else { return }
-        let shared = result.map { response in
-            var response = response
-            response.isCoalesced = true
-            return response
+        // Most flights have one waiter, the starter: the marked copy (a new storage for the
+        // response's fields) is made only when another request joined.
+        var shared: Result<CourierResponse, any Error>?
+        for (id, waiter) in landed.waiters {
+            if id == landed.starter {
+                waiter.resume(with: result)
+                continue
+            }
+            if shared == nil {
+                shared = result.map { response in
+                    var response = response
+                    response.isCoalesced = true
+                    return response
+                }
+            }
+            waiter.resume(with: shared!)
         }
-        for (id, waiter) in landed.waiters { waiter.resume(with: id == landed.starter ? result : shared) }
     }
 }

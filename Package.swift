@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CourierLifecycle", targets: ["CourierLifecycle"]),
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
+        .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
@@ -48,6 +49,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -108,6 +110,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The durable queue in PostgreSQL, shared by workers on many hosts: only programs that
+        // use it build postgres-nio.
+        .target(
+            name: "CourierQueuePostgres",
+            dependencies: [
+                "Courier",
+                "CourierQueue",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .systemLibrary(name: "CCourierZlib", path: "Sources/CCourierZlib"),
         // Foundation's XML support links libxml2 (and ICU on Linux): only programs that read XML
         // load them.
@@ -134,6 +151,7 @@ let package = Package(
             dependencies: [
                 "Courier",
                 "CourierQueue",
+                "CourierQueuePostgres",
                 "CourierTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -183,6 +201,20 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             exclude: ["openapi.yaml", "openapi-generator-config.yaml"],
+            swiftSettings: strictSettings
+        ),
+        // Against throwaway PostgreSQL servers that the tests start on 127.0.0.1 (see
+        // PostgresCluster.swift); QueueWorkerScenarios.swift is CourierTests' own, linked.
+        .testTarget(
+            name: "CourierQueuePostgresTests",
+            dependencies: [
+                "Courier",
+                "CourierQueue",
+                "CourierQueuePostgres",
+                "CourierTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CourierTestingTests", dependencies: ["CourierTesting", "CCourierZlib", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),

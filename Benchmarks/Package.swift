@@ -10,6 +10,8 @@ let package = Package(
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -17,6 +19,9 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierQueue", package: "Courier"),
+                .product(name: "CourierQueuePostgres", package: "Courier"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,7 +17,7 @@ OUT = os.path.join(ROOT, "Tests/Packages/DocSamples/Sources/DocSamples/Samples")
 CONTEXT = ["client", "configuration", "request", "form", "upload", "savedToken", "signIn", "fixedDate",
            "indicator", "ids", "requestMetrics", "p12Password", "exportFile", "server", "logger",
            "password", "outboxPath", "draft", "session", "batch", "memory", "folder", "downloads",
-           "queue"]
+           "queue", "postgres", "orderID"]
 # How a name is taken from the context, where not as it is.
 INJECTED = {"queue": "context.queue!"}
 # The ones samples change; the others are constants, which closures may capture.
@@ -99,10 +99,12 @@ def main():
             "import CourierLifecycle",
             "import CourierOpenAPI",
             "import CourierQueue",
+            "import CourierQueuePostgres",
             "import CourierTesting",
             "import CourierXML",
             "import Foundation",
             "import Logging",
+            "import PostgresNIO",
             "import ServiceLifecycle",
             "import Testing",
             "",

@@ -34,8 +34,8 @@ extension DurableQueue {
         return (resolution, nil)
     }
 
-    /// Leaves `record`, which lacks the credential headers `missing`, pending and unsent: no
-    /// attempt is counted, the outcome says why, and it is due again after
+    /// Releases `record`, which this worker claimed but which lacks the credential headers
+    /// `missing`, pending and unsent: its attempt is taken back, the outcome says why, and it is due again after
     /// ``CourierRetryPolicy/maximumDelay`` (or when credentials change, or a queue is opened).
     func waitForCredentials(_ record: QueueRecord, missing: [String], sourceFailure: String?) async throws(CourierError) {
         let now = configuration.now()
@@ -45,7 +45,11 @@ extension DurableQueue {
         )
         let outcome = QueueOutcome(status: nil, failure: "\(error.kind): \(error.message)", recordedAt: now, missingCredentials: missing)
         let next = now.addingTimeInterval(configuration.retryPolicy.maximumDelay.timeInterval)
-        guard let updated = try await store.update(id: record.id, state: .pending, outcome: outcome, nextAttemptAt: next) else { return }
+        guard
+            let updated = try await store.settle(
+                id: record.id, holder: worker, state: .pending, outcome: outcome, nextAttemptAt: next, countsAttempt: false
+            )
+        else { return }
         waitingForCredentials.insert(record.id)
         client.configuration.logger.warning(
             "\(error.message)", metadata: ["courier.queue.record": "\(record.id)", "courier.origin": "\(record.request.origin)"]

@@ -68,7 +68,7 @@ extension DurableQueue {
         try await wait(for: id, alreadyDone: { $0.state.isFinal }) { $0.record.state.isFinal }
     }
 
-    /// Delivers what is waiting and returns once nothing waits or is in flight (`true`), or
+    /// Delivers what is waiting and returns once nothing in the storage waits or is in flight, whichever worker sent it (`true`), or
     /// `false` when `deadline` has passed or when what is left only waits for credentials the
     /// queue was not given (see ``QueueEvent/needsCredentials(_:missing:)``). Starts delivery
     /// when the queue was opened without it.
@@ -77,10 +77,18 @@ extension DurableQueue {
         try await startDelivery()
         if let settled = try await settledState() { return settled }
         let clock = configuration.clock
+        let changes = store.changes()
         let emptied: Bool? = await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 for await event in events {
                     if case .needsCredentials = event {} else if !event.record.state.isFinal { continue }
+                    if let settled = try? await self.settledState() { return settled }
+                }
+                return nil
+            }
+            // Other workers settle records too.
+            group.addTask {
+                for await _ in changes {
                     if let settled = try? await self.settledState() { return settled }
                 }
                 return nil
@@ -103,7 +111,8 @@ extension DurableQueue {
     /// credentials, `nil` while something can still move.
     private func settledState() async throws(CourierError) -> Bool? {
         let slots = try await store.activeSlots()
-        if slots.isEmpty { return true }
+        // Settled by this worker too: its last events are published once its deliveries end.
+        if slots.isEmpty { return deliveries.isEmpty ? true : nil }
         return QueuePlanner.waitsOnlyForCredentials(slots, waiting: waitingForCredentials) ? false : nil
     }
 }

@@ -13,9 +13,11 @@ import Foundation
 /// ```
 ///
 /// Opening a queue resumes the records a previous process left: pending ones are sent when
-/// due, and those that were in flight when it ended are sent again with their original key.
-/// One process at a time should deliver a queue; others may list and edit it with
-/// ``QueueConfiguration/deliversOnOpen`` set to `false`. See <doc:OfflineQueue>.
+/// due, and those that were in flight when it died are sent again with their original key.
+/// Several queues, in one process or in many, may deliver one storage: each is a worker that
+/// claims records with a lease (``QueueLease``), so that a record is sent by one worker at a
+/// time and, when that worker dies, by another. Ordered records still leave one at a time per
+/// origin, first in first out. See <doc:OfflineQueue>.
 public actor DurableQueue {
     /// The queue's configuration.
     public nonisolated let configuration: QueueConfiguration
@@ -23,8 +25,10 @@ public actor DurableQueue {
     /// database files it made private (0600). One sentence each, also logged as warnings
     /// through the client's logger; empty when the files were private.
     public nonisolated let permissionWarnings: [String]
-    let client: CourierClient
-    let store: QueueStore
+    package let client: CourierClient
+    let store: any QueueBackend
+    /// This worker's name in the leases it takes (see ``QueueLease/holder``).
+    nonisolated let worker: String
     /// The credential headers taken out of the records this queue enqueued, by record id:
     /// kept in memory only, until the record is finished or dropped, or the queue closed.
     var heldCredentials: [String: Headers] = [:]
@@ -42,21 +46,28 @@ public actor DurableQueue {
     var rounds = Rounds()
     var subscribers: [UUID: AsyncStream<QueueEvent>.Continuation] = [:]
     var pathWatcher: NetworkPathWatcher?
+    /// Renews this worker's leases while it delivers.
+    var leaseRenewal: Task<Void, Never>?
+    /// Plans again when another worker changed the records.
+    var changeWatch: Task<Void, Never>?
 
-    init(client: CourierClient, store: QueueStore, configuration: QueueConfiguration) {
+    init(client: CourierClient, store: any QueueBackend, configuration: QueueConfiguration) {
         self.client = client
         self.store = store
+        self.worker = QueueWorker.makeIdentity()
         self.configuration = configuration
         self.permissionWarnings = store.warnings
     }
 
-    /// Opens the queue at ``QueueConfiguration/path`` for `client`, which sends its requests;
+    /// Opens the queue in ``QueueConfiguration/storage`` for `client`, which sends its requests;
     /// with ``QueueConfiguration/deliversOnOpen`` it resumes delivery at once.
     ///
-    /// - Throws: ``CourierError/Kind/queueStorage`` when the file cannot be opened or is not a
-    ///   queue database.
+    /// - Throws: ``CourierError/Kind/queueStorage`` when the storage cannot be opened or is not
+    ///   a queue database; ``CourierError/Kind/invalidConfiguration`` for a concurrency below 1
+    ///   or a lease shorter than a second.
     public static func open(client: CourierClient, configuration: QueueConfiguration = QueueConfiguration()) async throws(CourierError) -> DurableQueue {
-        let store = try await QueueStore.open(path: configuration.path, logger: client.configuration.logger)
+        try configuration.validate()
+        let store = try await configuration.storage.open(client.configuration.logger)
         let queue = DurableQueue(client: client, store: store, configuration: configuration)
         if configuration.deliversOnOpen {
             do {
@@ -87,8 +98,11 @@ public actor DurableQueue {
     }
 
     /// Enqueues `request`, taking out its credential headers and those named in
-    /// `sensitiveHeaders` (lower-cased) too.
-    func enqueue(_ request: QueuedRequest, sensitiveHeaders: Set<String>) async throws(CourierError) -> DurableRequestHandle {
+    /// `sensitiveHeaders` (lower-cased) too; `write` writes the record, by default to the
+    /// queue's storage.
+    package func enqueue(
+        _ request: QueuedRequest, sensitiveHeaders: Set<String>, write: RecordWriter? = nil
+    ) async throws(CourierError) -> DurableRequestHandle {
         try checkOpen()
         var request = request
         let sensitive = sensitiveHeaders.union(client.configuration.sensitiveHeaders.map { $0.lowercased() })
@@ -101,10 +115,12 @@ public actor DurableQueue {
         let age = request.maximumAge ?? configuration.maximumAge
         let record: QueueRecord
         do {
-            record = try await store.insert(
-                request, id: id, now: now, expiresAt: age.map { now.addingTimeInterval($0.timeInterval) },
-                maximumRecords: configuration.maximumRecords
-            )
+            let expiry = age.map { now.addingTimeInterval($0.timeInterval) }
+            if let write {
+                record = try await write(request, id, now, expiry, configuration.maximumRecords)
+            } else {
+                record = try await store.insert(request, id: id, now: now, expiresAt: expiry, maximumRecords: configuration.maximumRecords)
+            }
         } catch {
             heldCredentials[id] = nil
             throw error
@@ -187,6 +203,8 @@ public actor DurableQueue {
         guard !closed else { return }
         closed = true
         timer?.cancel()
+        changeWatch?.cancel()
+        leaseRenewal?.cancel()
         pathWatcher?.stop()
         for probe in probes.values { probe.cancel() }
         let running = Array(deliveries.values)
@@ -197,6 +215,13 @@ public actor DurableQueue {
         heldCredentials.removeAll()
         await store.close()
     }
+
+    /// Writes a new record: the request, its id, the present, its expiry and the most records
+    /// the queue holds.
+    package typealias RecordWriter = @Sendable (QueuedRequest, String, Date, Date?, Int) async throws(CourierError) -> QueueRecord
+
+    /// Where the records are kept.
+    package var backend: any QueueBackend { store }
 
     func checkOpen() throws(CourierError) {
         if closed { throw CourierError(.clientShutdown, "The queue was closed; open it again to enqueue or deliver.") }

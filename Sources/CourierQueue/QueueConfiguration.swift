@@ -9,8 +9,14 @@ import Foundation
 /// let queue = try await client.openQueue(configuration)
 /// ```
 public struct QueueConfiguration: Sendable {
-    /// The database file; created, with its folder, when missing.
-    public var path: String
+    /// Where the records are kept; the SQLite file at ``defaultPath`` by default.
+    public var storage: QueueStorage
+    /// The SQLite database file; created, with its folder, when missing. Setting it sets
+    /// ``storage`` to that file; for other storage it reads the storage's description.
+    public var path: String {
+        get { storage.sqlitePath ?? storage.description }
+        set { storage = .sqlite(path: newValue) }
+    }
     /// The most records waiting or in flight at once; past it ``DurableQueue/enqueue(_:)``
     /// throws ``CourierError/Kind/queueFull``. 10,000 by default.
     public var maximumRecords: Int
@@ -27,8 +33,16 @@ public struct QueueConfiguration: Sendable {
     public var healthURL: URL?
     /// The longest a reachability probe waits for its connection or answer; 5 seconds by default.
     public var probeTimeout: Duration
-    /// Whether opening the queue starts delivering: records left in flight by a process that
-    /// ended are made pending again, and everything due is sent. `true` by default; with
+    /// The most records this queue sends at once; 32 by default. Other workers on the same
+    /// storage take the rest.
+    public var maximumConcurrentDeliveries: Int
+    /// How long a worker's hold on a record it sends lasts unless renewed (it is renewed at a
+    /// third of it while the attempt runs); when the worker dies, another sends the record
+    /// again once this has passed, or at once when the dead worker ran on the same host.
+    /// 30 seconds by default.
+    public var leaseDuration: Duration
+    /// Whether opening the queue starts delivering: records whose worker died are sent again,
+    /// and everything due is sent. `true` by default; with
     /// `false` the queue only lists and edits records until ``DurableQueue/run(deadline:)``.
     public var deliversOnOpen: Bool
     /// Where delivery finds the credential headers that were taken out of requests before
@@ -44,7 +58,14 @@ public struct QueueConfiguration: Sendable {
     /// Creates a configuration for the database at `path`, by default
     /// ``defaultPath``.
     public init(path: String = QueueConfiguration.defaultPath) {
-        self.path = path
+        self.init(storage: .sqlite(path: path))
+    }
+
+    /// Creates a configuration for `storage`.
+    public init(storage: QueueStorage) {
+        self.storage = storage
+        self.maximumConcurrentDeliveries = 32
+        self.leaseDuration = .seconds(30)
         self.maximumRecords = 10_000
         self.maximumAge = .seconds(7 * 24 * 3600)
         self.retryPolicy = CourierRetryPolicy(maximumAttempts: 50, baseDelay: .seconds(1), maximumDelay: .seconds(300))
@@ -63,5 +84,22 @@ public struct QueueConfiguration: Sendable {
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return base.appendingPathComponent("Courier").appendingPathComponent("queue.sqlite").path
+    }
+}
+
+extension QueueConfiguration {
+    /// Refuses values the queue cannot work with.
+    func validate() throws(CourierError) {
+        guard maximumConcurrentDeliveries >= 1 else {
+            throw CourierError(
+                .invalidConfiguration,
+                "QueueConfiguration.maximumConcurrentDeliveries is \(maximumConcurrentDeliveries); it must be at least 1."
+            )
+        }
+        guard leaseDuration >= .seconds(1), leaseDuration <= .seconds(24 * 3600) else {
+            throw CourierError(
+                .invalidConfiguration, "QueueConfiguration.leaseDuration is \(leaseDuration); it must be between 1 second and 24 hours."
+            )
+        }
     }
 }

@@ -7,7 +7,8 @@ public struct QueueRecord: Sendable, Identifiable {
     public enum State: String, Codable, Sendable, CaseIterable {
         /// Waiting for its next attempt.
         case pending
-        /// Being sent now (or being sent when its process died; it is sent again on restart).
+        /// Being sent now by the worker holding its ``QueueRecord/lease``; when that worker
+        /// dies, another sends it again once the lease has ended (at once on the same host).
         case inFlight = "in-flight"
         /// A final response arrived and was recorded.
         case delivered
@@ -39,6 +40,25 @@ public struct QueueRecord: Sendable, Identifiable {
     public var outcome: QueueOutcome?
     /// The record's place in the queue: earlier records have smaller numbers.
     public var sequence: Int64
+    /// The hold of the worker sending the record; `nil` unless it is ``State/inFlight``.
+    public var lease: QueueLease?
+
+    /// Creates a record as a storage read it.
+    package init(
+        id: String, request: QueuedRequest, state: State, attempts: Int, createdAt: Date, nextAttemptAt: Date, expiresAt: Date?,
+        outcome: QueueOutcome?, sequence: Int64, lease: QueueLease? = nil
+    ) {
+        self.id = id
+        self.request = request
+        self.state = state
+        self.attempts = attempts
+        self.createdAt = createdAt
+        self.nextAttemptAt = nextAttemptAt
+        self.expiresAt = expiresAt
+        self.outcome = outcome
+        self.sequence = sequence
+        self.lease = lease
+    }
 }
 
 /// The answer a queued request got, or why an attempt failed, as kept in the database.

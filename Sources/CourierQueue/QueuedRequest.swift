@@ -170,7 +170,7 @@ extension CourierClient {
     /// keep, and the lower-cased names of its sensitive headers (the request's and the
     /// client's). A streamed body cannot be kept: give the bytes, or a file with
     /// ``QueuedRequest/Body/file(path:)``.
-    func queuedRequest<Value>(
+    package func queuedRequest<Value>(
         _ request: CourierRequest<Value>, tag: String?, isOrdered: Bool, maximumAge: Duration?
     ) throws(CourierError) -> (request: QueuedRequest, sensitiveHeaders: Set<String>) {
         guard request.credential == nil else {

@@ -1,16 +1,38 @@
 import ArgumentParser
 import Courier
 import CourierQueue
+import CourierQueuePostgres
 import Foundation
 
-/// `--queue PATH`, shared by `fetch --durable` and the `queue` subcommands.
+/// `--queue PATH|URL`, shared by `fetch --durable` and the `queue` subcommands.
 struct QueueOptions: ParsableArguments {
-    @Option(name: .customLong("queue"), help: "The queue's database file, a regular file or a path where one can be made (default: Courier/queue.sqlite in the user's application support folder, ~/.local/share on Linux).")
+    @Option(
+        name: .customLong("queue"),
+        help: ArgumentHelp(
+            "The queue's SQLite file (a regular file or a path where one can be made), or a postgres:// URL.",
+            discussion:
+                "Default: Courier/queue.sqlite in the user's application support folder (~/.local/share on Linux). A URL reads postgres://user:password@host:5432/database?sslmode=disable|prefer|require; several `courier queue run` processes on one file or one database share the work.",
+            valueName: "path|url"
+        )
+    )
     var path: String?
+
+    /// The `postgres://` or `postgresql://` URL given, if one was.
+    var databaseURL: URL? {
+        guard let path, let scheme = path.split(separator: ":", maxSplits: 1).first?.lowercased(), ["postgres", "postgresql"].contains(scheme)
+        else { return nil }
+        return URL(string: path)
+    }
+
+    /// Where the records are: the database at the URL given, or the file.
+    var storage: QueueStorage {
+        if let databaseURL { return .postgres(databaseURL) }
+        return .sqlite(path: path ?? QueueConfiguration.defaultPath)
+    }
 
     /// The queue configuration these options describe.
     func configuration(delivers: Bool, credentials: (any QueueCredentialSource)? = nil) -> QueueConfiguration {
-        var configuration = QueueConfiguration(path: path ?? QueueConfiguration.defaultPath)
+        var configuration = QueueConfiguration(storage: storage)
         configuration.deliversOnOpen = delivers
         configuration.credentials = credentials
         return configuration
@@ -23,7 +45,10 @@ struct QueueOptions: ParsableArguments {
         delivers: Bool, clientConfiguration: ClientConfiguration = ClientConfiguration(), credentials: (any QueueCredentialSource)? = nil,
         reportsPermissions: Bool = true, _ body: (DurableQueue) async throws -> Result
     ) async throws -> Result {
-        try PathCheck.fileOrNothing(path ?? QueueConfiguration.defaultPath, option: "--queue")
+        if databaseURL == nil, let path, path.lowercased().hasPrefix("postgres") && path.contains("://") {
+            throw CommandFailure(.invalidInput, "--queue \(path) is not a URL that can be read; write postgres://user@host:5432/database")
+        }
+        if databaseURL == nil { try PathCheck.fileOrNothing(path ?? QueueConfiguration.defaultPath, option: "--queue") }
         return try await ClientOptions.withClient(configuration: clientConfiguration) { client in
             let queue: DurableQueue
             do {

@@ -46,6 +46,11 @@ struct ChildProcess {
         if process.isRunning { killByPID(process.processIdentifier) }
     }
 
+    /// Stops the child with SIGSTOP, by its PID: it holds what it held, and does nothing more.
+    func pause() {
+        if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGSTOP) }
+    }
+
     /// Waits for the child to end (at most `seconds`, then kills it); returns its status and
     /// what it printed.
     func finish(within seconds: Int = 120) async throws -> (status: Int32, stdout: String) {

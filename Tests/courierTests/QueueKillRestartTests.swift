@@ -97,3 +97,14 @@ struct QueueKillRestartTests {
         }
     }
 }
+
+@Suite("courier queue run: several processes on one file")
+struct QueueRunProcessesTests {
+    @Test func severalProcessesShareOneFileAndOneKilledLosesNothing() async throws {
+        try await withServer { server in
+            try await withQueuePath { path in
+                try await QueueWorkerProcesses.severalRunProcessesShareTheQueue(.sqlite(path: path), argument: path, server: server)
+            }
+        }
+    }
+}

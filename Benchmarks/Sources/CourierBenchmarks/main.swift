@@ -5,6 +5,7 @@ import Foundation
 //   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
 //   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
+//   courier-bench --queue-workers [--requests N] [--rounds R]   (the queue in PostgreSQL, several workers)
 //   courier-bench --cache [--rounds R]
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
@@ -35,7 +36,9 @@ if arguments.contains("--serve") {
     }
     let server = try ServerProcess.launch()
     defer { server.stop() }
-    if arguments.contains("--queue") {
+    if arguments.contains("--queue-workers") {
+        try await QueueWorkersBenchmark(server: server, records: min(options.requests, 2_000), rounds: options.rounds).run()
+    } else if arguments.contains("--queue") {
         try await QueueBenchmark(server: server, requests: min(options.requests, 1_000), rounds: options.rounds).run()
     } else if arguments.contains("--cache") {
         try await CacheBenchmark(server: server, rounds: options.rounds).run()

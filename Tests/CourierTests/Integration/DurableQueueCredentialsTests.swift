@@ -224,7 +224,7 @@ struct DurableQueueCredentialsTests {
             try await withQueueFolder { path in
                 let url = server.url("/idempotent/old")
                 try await withQueue(path: path, configure: { $0.deliversOnOpen = false }) { _ in }
-                let store = try await QueueStore.open(path: path, logger: Logger(label: "test"))
+                let store = try await SQLiteQueueStore.open(path: path, logger: Logger(label: "test"))
                 let request = """
                     {"method":"POST","url":"\(url.absoluteString)","headers":[["Idempotency-Key","old-key"]],\
                     "body":{"data":{"_0":"b2xk"}},"idempotencyKey":"old-key","isOrdered":true}

@@ -107,9 +107,14 @@ struct DurableQueueStoreTests {
             try await withQueueFolder { path in
                 let key = try await withQueue(path: path, configure: { $0.deliversOnOpen = false }) { queue in
                     let record = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/idempotent/r").absoluteString)).record
-                    // As if the process died during the attempt: the record stays in flight.
-                    _ = try await queue.store.claim(id: record.id)
+                    // As if a process of this host died during the attempt: the record stays in
+                    // flight under a lease that has not ended, held by a process that is gone.
+                    let holder = "\(QueueWorker.hostName)/\(try exitedProcessID())/dead"
+                    let lease = QueueLease(holder: holder, expiresAt: Date().addingTimeInterval(3600))
+                    let claimed = try await queue.store.claim([record.id], limit: 1, lease: lease, goneHolders: [], now: Date())
+                    #expect(claimed.map(\.id) == [record.id])
                     #expect(try await queue.record(id: record.id)?.state == .inFlight)
+                    #expect(try await queue.record(id: record.id)?.lease?.holder == holder)
                     return record.request.idempotencyKey
                 }
                 let record = try await withQueue(path: path) { queue in

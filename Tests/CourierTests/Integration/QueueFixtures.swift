@@ -63,3 +63,12 @@ final class ManualDate: Sendable {
     var now: Date { value.withLockedValue { $0 } }
     func advance(by seconds: TimeInterval) { value.withLockedValue { $0 = $0.addingTimeInterval(seconds) } }
 }
+
+/// The process id of a process that ran and has exited, for a lease whose holder is gone.
+func exitedProcessID() throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/true")
+    try process.run()
+    process.waitUntilExit()
+    return process.processIdentifier
+}

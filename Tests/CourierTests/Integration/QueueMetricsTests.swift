@@ -34,6 +34,11 @@ struct QueueMetricsTests {
         let depth = try metrics.expectGauge("courier.queue.depth")
         #expect(depth.values.contains(1))
         #expect(depth.values.allSatisfy { (0...2).contains($0) })
+        // Recorded with the depth: 0 once nothing waits, never negative, and small here.
+        let age = try metrics.expectGauge("courier.queue.oldest_age")
+        #expect(age.values.count == depth.values.count)
+        #expect(age.values.allSatisfy { $0 >= 0 && $0 < 600 })
+        #expect(zip(depth.values, age.values).allSatisfy { depth, age in depth > 0 || age == 0 })
     }
 
 }

@@ -91,7 +91,7 @@ struct PropertyRegressionTests {
     }
 
     private static func checkInfiniteCount(path: String) async throws {
-        let store = try await QueueStore.open(path: path, logger: Logger(label: "courier.test.queue"))
+        let store = try await SQLiteQueueStore.open(path: path, logger: Logger(label: "courier.test.queue"))
         let request = QueueRecordPropertyTests.hex(QueueRecordPropertyTests.samples[0])
         _ = try await store.run(
             "INSERT INTO courier_queue (id, origin, is_ordered, state, attempts, created_at, next_attempt_at, request) VALUES ('a', 'https://o.test', 9e999, 'pending', 9e999, 0, 0, \(request))",

@@ -79,16 +79,27 @@ struct QueueRecordPropertyTests {
             .map { origin, state, dates in (origin: "https://o\(origin.0).test", ordered: origin.1, state: state, dates: dates) }
         await propertyCheck(count: Property.cases(1500), input: slot.array(of: 0...8), zip(date, date).array(of: 0...2)) { generated, probes in
             // Record ids are unique in the database.
+            // Every other record holds a lease ending at its next attempt time, by a worker that
+            // is gone when its index is a multiple of four.
             let slots = generated.enumerated().map { index, slot in
                 QueuePlanner.Slot(
-                    id: "r\(index)", origin: slot.origin, isOrdered: slot.ordered, state: slot.state, nextAttemptAt: slot.dates.0, expiresAt: slot.dates.1
+                    id: "r\(index)", origin: slot.origin, isOrdered: slot.ordered, state: slot.state, nextAttemptAt: slot.dates.0, expiresAt: slot.dates.1,
+                    lease: index % 2 == 0 ? QueueLease(holder: "w\(index % 4)", expiresAt: slot.dates.0) : nil
                 )
             }
             let unreachable = Dictionary(probes.enumerated().map { ("https://o\($0.offset).test", $0.element.0) }, uniquingKeysWith: { first, _ in first })
-            let plan = QueuePlanner.plan(slots, now: Self.now, sending: ["r1"], unreachable: unreachable, probing: ["https://o2.test"])
+            let plan = QueuePlanner.plan(
+                slots, now: Self.now, sending: ["r1"], unreachable: unreachable, probing: ["https://o2.test"], isGone: { $0 == "w0" }
+            )
             #expect(Set(plan.expire).isDisjoint(with: plan.send))
             #expect(!plan.send.contains("r1"))
-            for id in plan.send { #expect(slots.contains { $0.id == id && $0.state == .pending }) }
+            // Only pending records, and records in flight whose lease ended or whose holder is gone.
+            let abandoned = { (slot: QueuePlanner.Slot) in
+                slot.state == .inFlight && (slot.lease.map { !($0.expiresAt > Self.now) || $0.holder == "w0" } ?? true)
+            }
+            for id in plan.send { #expect(slots.contains { $0.id == id && ($0.state == .pending || abandoned($0)) }) }
+            for id in plan.expire { #expect(slots.contains { $0.id == id && ($0.state == .pending || abandoned($0)) }) }
+            #expect(Set(plan.goneHolders).isSubset(of: ["w0"]))
             if let wake = plan.wakeAt {
                 let delay = QueuePlanner.delay(until: wake, now: Self.now)
                 #expect(delay >= .zero && delay <= .seconds(QueuePlanner.longestWait))
@@ -105,7 +116,7 @@ struct QueueRecordPropertyTests {
     }
 
     private static func checkDamagedRows(path: String) async throws {
-        let store = try await QueueStore.open(path: path, logger: Logger(label: "courier.test.queue"))
+        let store = try await SQLiteQueueStore.open(path: path, logger: Logger(label: "courier.test.queue"))
         // Each case rewrites the table; waiting for the disk each time would only slow it down.
         _ = try await store.run("PRAGMA synchronous=OFF", action: "configured")
         // Values as SQL literals: numbers of any size (9e999 is infinity), text, blobs.

@@ -10,17 +10,24 @@ struct QueuePlannerTests {
 
     static func record(
         _ id: String, host: String = "a.example", state: QueueRecord.State = .pending, ordered: Bool = true,
-        dueIn: TimeInterval = 0, expiresIn: TimeInterval? = nil, sequence: Int64
+        dueIn: TimeInterval = 0, expiresIn: TimeInterval? = nil, lease: QueueLease? = nil, sequence: Int64
     ) -> QueueRecord {
         let request = QueuedRequest(method: .post, url: URL(string: "https://\(host)/items")!, isOrdered: ordered)
         return QueueRecord(
             id: id, request: request, state: state, attempts: 0, createdAt: now, nextAttemptAt: now.addingTimeInterval(dueIn),
-            expiresAt: expiresIn.map { now.addingTimeInterval($0) }, outcome: nil, sequence: sequence
+            expiresAt: expiresIn.map { now.addingTimeInterval($0) }, outcome: nil, sequence: sequence, lease: lease
         )
     }
 
-    static func plan(_ records: [QueueRecord], sending: Set<String> = [], unreachable: [String: Date] = [:]) -> QueuePlanner.Plan {
-        QueuePlanner.plan(records, now: now, sending: sending, unreachable: unreachable, probing: [])
+    static func plan(
+        _ records: [QueueRecord], sending: Set<String> = [], unreachable: [String: Date] = [:], gone: Set<String> = []
+    ) -> QueuePlanner.Plan {
+        QueuePlanner.plan(records, now: now, sending: sending, unreachable: unreachable, probing: [], isGone: { gone.contains($0) })
+    }
+
+    /// A lease held by `holder` that ends `seconds` from now.
+    static func lease(_ holder: String = "h/1/a", endingIn seconds: TimeInterval) -> QueueLease {
+        QueueLease(holder: holder, expiresAt: now.addingTimeInterval(seconds))
     }
 
     @Test func onlyTheOldestOrderedRecordOfAHostIsSent() {
@@ -32,10 +39,48 @@ struct QueuePlannerTests {
     }
 
     @Test func aRecordInFlightHoldsBackTheRestOfItsHost() {
-        let plan = Self.plan([Self.record("a1", state: .inFlight, sequence: 1), Self.record("a2", sequence: 2)])
+        let plan = Self.plan([Self.record("a1", state: .inFlight, lease: Self.lease(endingIn: 20), sequence: 1), Self.record("a2", sequence: 2)])
         #expect(plan.send.isEmpty)
+        #expect(plan.wakeAt == Self.now.addingTimeInterval(20))
         let sending = Self.plan([Self.record("a1", sequence: 1), Self.record("a2", sequence: 2)], sending: ["a1"])
         #expect(sending.send.isEmpty)
+    }
+
+    @Test func aRecordWhoseLeaseEndedIsSentAgainBeforeTheRestOfItsHost() {
+        let ended = Self.plan([Self.record("a1", state: .inFlight, lease: Self.lease(endingIn: -1), sequence: 1), Self.record("a2", sequence: 2)])
+        #expect(ended.send == ["a1"])
+        #expect(ended.goneHolders.isEmpty)
+        // A record left in flight by a database from before leases has no lease: it is abandoned.
+        let unleased = Self.plan([Self.record("a1", state: .inFlight, sequence: 1)])
+        #expect(unleased.send == ["a1"])
+    }
+
+    @Test func aRecordWhoseHolderIsGoneIsSentAgainBeforeItsLeaseEnds() {
+        let records = [
+            Self.record("a1", state: .inFlight, lease: Self.lease("dead", endingIn: 25), sequence: 1),
+            Self.record("b1", host: "b.example", state: .inFlight, lease: Self.lease("alive", endingIn: 25), sequence: 2),
+        ]
+        let plan = Self.plan(records, gone: ["dead"])
+        #expect(plan.send == ["a1"])
+        #expect(plan.goneHolders == ["dead"])
+        #expect(plan.wakeAt == Self.now.addingTimeInterval(25))
+        // A live holder of this host is looked at again within a second: its death would
+        // change nothing in the storage.
+        let watched = QueuePlanner.plan(
+            records, now: Self.now, sending: [], unreachable: [:], probing: [], isGone: { _ in false }, isWatched: { $0 == "alive" }
+        )
+        #expect(watched.send.isEmpty)
+        #expect(watched.wakeAt == Self.now.addingTimeInterval(QueuePlanner.watchInterval))
+        // This worker's own records are never taken back from it.
+        #expect(Self.plan(records, sending: ["a1"], gone: ["dead"]).send.isEmpty)
+    }
+
+    @Test func anAbandonedRecordPastItsAgeExpires() {
+        let plan = Self.plan([Self.record("a1", state: .inFlight, expiresIn: -1, lease: Self.lease(endingIn: -1), sequence: 1)])
+        #expect(plan.expire == ["a1"])
+        #expect(plan.send.isEmpty)
+        let held = Self.plan([Self.record("a1", state: .inFlight, expiresIn: -1, lease: Self.lease(endingIn: 5), sequence: 1)])
+        #expect(held.expire.isEmpty)
     }
 
     @Test func aHeadWaitingForItsBackoffHoldsBackLaterRecordsAndSetsTheWakeUp() {

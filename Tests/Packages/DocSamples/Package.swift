@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -28,12 +29,14 @@ let package = Package(
                 .product(name: "CourierLifecycle", package: courier),
                 .product(name: "CourierOpenAPI", package: courier),
                 .product(name: "CourierQueue", package: courier),
+                .product(name: "CourierQueuePostgres", package: courier),
                 .product(name: "CourierTesting", package: courier),
                 .product(name: "CourierXML", package: courier),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         )

@@ -42,6 +42,7 @@ var common: [Target.Dependency] {
         .product(name: "CourierLifecycle", package: courier),
         .product(name: "CourierOpenAPI", package: courier),
         .product(name: "CourierQueue", package: courier),
+        .product(name: "CourierQueuePostgres", package: courier),
         .product(name: "CourierTesting", package: courier),
         .product(name: "CourierXML", package: courier),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),

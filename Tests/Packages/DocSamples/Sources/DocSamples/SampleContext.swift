@@ -3,6 +3,7 @@ import Courier
 import CourierQueue
 import Foundation
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 
 /// The samples of the DocC catalogs, one function each (in `Samples/`, written by
@@ -38,6 +39,12 @@ struct SampleContext: Sendable {
     var downloads = URL(fileURLWithPath: "/tmp/downloads", isDirectory: true)
     /// An open queue (the samples are compiled, never run).
     var queue: DurableQueue? = nil
+    /// The app's PostgreSQL client.
+    var postgres = PostgresClient(
+        configuration: .init(host: "db.internal", username: "app", password: nil, database: "app", tls: .disable),
+        backgroundLogger: Logger(label: "samples")
+    )
+    var orderID = "order-17"
 }
 
 struct User: Codable, Sendable {

@@ -6,6 +6,7 @@ import Courier
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
+import CourierQueuePostgres
 import CourierTesting
 import CourierXML
 import Fluent
@@ -134,10 +135,12 @@ private typealias UnqualifiedPublicSuffixList = PublicSuffixList
 private typealias UnqualifiedQueueConfiguration = QueueConfiguration
 private typealias UnqualifiedQueueCredentialSource = QueueCredentialSource
 private typealias UnqualifiedQueueCredentials = QueueCredentials
+private typealias UnqualifiedQueueLease = QueueLease
 private typealias UnqualifiedQueueEvent = QueueEvent
 private typealias UnqualifiedQueueOutcome = QueueOutcome
 private typealias UnqualifiedQueueRecord = QueueRecord
 private typealias UnqualifiedQueueService = QueueService
+private typealias UnqualifiedQueueStorage = QueueStorage
 private typealias UnqualifiedQueuedRequest = QueuedRequest
 private typealias UnqualifiedRecordedHeader = RecordedHeader
 private typealias UnqualifiedRecordedRequest = RecordedRequest

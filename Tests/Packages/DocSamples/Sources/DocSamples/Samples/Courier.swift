@@ -6,10 +6,12 @@ import Courier
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
+import CourierQueuePostgres
 import CourierTesting
 import CourierXML
 import Foundation
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 import Testing
 

@@ -6,10 +6,12 @@ import Courier
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
+import CourierQueuePostgres
 import CourierTesting
 import CourierXML
 import Foundation
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 import Testing
 
@@ -47,6 +49,15 @@ extension Samples {
 
     /// Sources/CourierQueue/CourierQueue.docc/OfflineQueue.md, sample 2
     static func offlineQueue2(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+
+        let configuration = QueueConfiguration(storage: .postgres(URL(string: "postgres://app@db.internal/app")!))
+        let queue = try await client.openQueue(configuration)
+    }
+
+    /// Sources/CourierQueue/CourierQueue.docc/OfflineQueue.md, sample 3
+    static func offlineQueue3(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
         var request = context.request
@@ -134,5 +145,11 @@ extension Samples {
         queued.body = .file(path: "/var/spool/app/note-17.json")
         queued.headers.add(name: "Content-Type", value: "application/json")
         let handle = try await queue.enqueue(queued)
+    }
+
+    /// Sources/CourierQueue/Storage/QueueStorage.swift, sample 1
+    static func queueStorage1(_ context: SampleContext) async throws {
+        var configuration = QueueConfiguration()
+        configuration.storage = .sqlite(path: "/var/lib/app/outbox.sqlite")
     }
 }

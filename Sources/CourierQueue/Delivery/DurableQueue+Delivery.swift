@@ -11,16 +11,40 @@ struct Rounds {
 }
 
 extension DurableQueue {
-    /// Makes records left in flight pending again and starts sending what is due.
+    /// Starts sending what is due, records whose worker died included, and listens for other
+    /// workers' changes.
     func startDelivery() async throws(CourierError) {
         guard !delivering else { return }
         try checkOpen()
         delivering = true
-        try await store.resumeInFlight()
         // This process may have the credentials an earlier one lacked.
         try await store.makeDueWaitingForCredentials(now: configuration.now())
         pathWatcher = NetworkPathWatcher.start { [weak self] in await self?.networkIsBack() }
+        let changes = store.changes()
+        changeWatch = Task { [weak self] in
+            for await _ in changes {
+                guard let self else { return }
+                await self.planRound()
+            }
+        }
+        leaseRenewal = Task { [weak self, interval = configuration.leaseDuration / 3, clock = configuration.clock] in
+            while true {
+                do { try await clock.sleep(for: interval) } catch { return }
+                await self?.renewLeases()
+            }
+        }
         await planRound()
+    }
+
+    /// Moves this worker's leases on the records it is sending forward by a whole lease.
+    private func renewLeases() async {
+        guard !closed, !deliveries.isEmpty else { return }
+        let until = configuration.now().addingTimeInterval(configuration.leaseDuration.timeInterval)
+        do {
+            try await store.renew(Array(deliveries.keys), holder: worker, expiresAt: until)
+        } catch {
+            client.configuration.logger.error("courier queue: the leases could not be renewed: \(error)")
+        }
     }
 
     /// Plans and starts what is due; returns once a round that began after the call has ended.
@@ -53,17 +77,20 @@ extension DurableQueue {
         let records: [QueuePlanner.Slot]
         do {
             records = try await store.activeSlots()
-            QueueMetrics.recordDepth(records.count)
+            QueueMetrics.recordDepth(records, now: now)
         } catch {
             client.configuration.logger.error("courier queue: \(error)")
             schedule(at: now.addingTimeInterval(1))
             return
         }
+        // A record this worker holds but no longer sends (its result could not be recorded)
+        // is abandoned like a dead worker's.
         let plan = QueuePlanner.plan(
-            records, now: now, sending: Set(deliveries.keys), unreachable: unreachable.mapValues(\.probeAt), probing: Set(probes.keys)
+            records, now: now, sending: Set(deliveries.keys), unreachable: unreachable.mapValues(\.probeAt), probing: Set(probes.keys),
+            isGone: { [worker] holder in holder == worker || QueueWorker.isGone(holder) }, isWatched: QueueWorker.isLocal
         )
         for id in plan.expire {
-            if let record = try? await store.update(id: id, state: .expired, outcome: nil) {
+            if let record = try? await store.expire(id: id, now: now, goneHolders: plan.goneHolders) {
                 heldCredentials[id] = nil
                 publish(.expired(record))
             }
@@ -76,8 +103,20 @@ extension DurableQueue {
                 await self?.probeEnded(origin: origin, reachable: reachable)
             }
         }
-        for id in plan.send where deliveries[id] == nil {
-            deliveries[id] = Task { [weak self] in await self?.deliver(id: id) }
+        let free = configuration.maximumConcurrentDeliveries - deliveries.count
+        let candidates = plan.send.filter { deliveries[$0] == nil }
+        if free > 0, !candidates.isEmpty, !closed {
+            let lease = QueueLease(holder: worker, expiresAt: now.addingTimeInterval(configuration.leaseDuration.timeInterval))
+            do {
+                let claimed = try await store.claim(candidates, limit: free, lease: lease, goneHolders: plan.goneHolders, now: now)
+                for record in claimed where deliveries[record.id] == nil {
+                    deliveries[record.id] = Task { [weak self] in await self?.deliver(record) }
+                }
+            } catch {
+                client.configuration.logger.error("courier queue: \(error)")
+                schedule(at: now.addingTimeInterval(1))
+                return
+            }
         }
         schedule(at: plan.wakeAt)
     }
@@ -108,22 +147,26 @@ extension DurableQueue {
         await planRound()
     }
 
-    /// Finds a pending record's credentials, then claims it, sends it once and records what
-    /// came of it; a record that lacks credentials is left waiting, unsent and uncounted.
-    private func deliver(id: String) async {
+    /// Sends a record this worker claimed once and records what came of it; a record that
+    /// lacks credentials is released unsent, its attempt not counted.
+    private func deliver(_ record: QueueRecord) async {
+        let id = record.id
         defer { deliveries[id] = nil }
         do {
-            guard let pending = try await store.record(id: id), pending.state == .pending else { return }
-            let (credentials, sourceFailure) = await resolveCredentials(for: pending)
-            guard !closed else { return }
-            guard credentials.missing.isEmpty else {
-                try await waitForCredentials(pending, missing: credentials.missing, sourceFailure: sourceFailure)
+            let (credentials, sourceFailure) = await resolveCredentials(for: record)
+            guard credentials.missing.isEmpty, !closed else {
+                if closed {
+                    _ = try await store.settle(
+                        id: id, holder: worker, state: .pending, outcome: nil, nextAttemptAt: configuration.now(), countsAttempt: false
+                    )
+                } else {
+                    try await waitForCredentials(record, missing: credentials.missing, sourceFailure: sourceFailure)
+                }
                 deliveries[id] = nil
                 await planRound()
                 return
             }
             waitingForCredentials.remove(id)
-            guard let record = try await store.claim(id: id) else { return }
             publish(.attempt(record))
             var response: CourierResponse?
             var failure: CourierError?
@@ -151,7 +194,7 @@ extension DurableQueue {
         let now = configuration.now()
         if response == nil && (closed || failure?.kind == .cancelled) {
             // Stopped, not failed: the next queue opened on the database sends it again.
-            _ = try await store.update(id: record.id, state: .pending, outcome: nil, nextAttemptAt: now)
+            _ = try await store.settle(id: record.id, holder: worker, state: .pending, outcome: nil, nextAttemptAt: now, countsAttempt: true)
             return
         }
         let decision = QueueDecision.decide(
@@ -162,20 +205,59 @@ extension DurableQueue {
         switch decision {
         case .delivered:
             heldCredentials[record.id] = nil
-            guard let updated = try await store.update(id: record.id, state: .delivered, outcome: outcome), let response else { return }
+            guard let updated = try await finish(record, .delivered, outcome), let response else { return }
             publish(.delivered(updated, response))
         case .failed:
             heldCredentials[record.id] = nil
-            guard let updated = try await store.update(id: record.id, state: .failed, outcome: outcome) else { return }
+            guard let updated = try await finish(record, .failed, outcome) else { return }
             publish(.failed(updated))
         case .retry(let wait), .unreachable(let wait):
             let next = now.addingTimeInterval(wait.timeInterval)
-            guard let updated = try await store.update(id: record.id, state: .pending, outcome: outcome, nextAttemptAt: next) else { return }
+            guard let updated = try await finish(record, .pending, outcome, nextAttemptAt: next) else { return }
             if case .unreachable = decision {
                 let failures = (unreachable[record.request.origin]?.failures ?? 0) + 1
                 unreachable[record.request.origin] = (next, failures)
             }
             publish(.waiting(updated))
+        }
+    }
+
+    /// Ends this worker's lease on `record` with `state`; `nil`, logged, when the lease had
+    /// ended and another worker claimed the record meanwhile: its attempt is the one that counts.
+    private func finish(
+        _ record: QueueRecord, _ state: QueueRecord.State, _ outcome: QueueOutcome?, nextAttemptAt: Date? = nil
+    ) async throws(CourierError) -> QueueRecord? {
+        let updated = try await settleSurvivingOutages(record.id, state, outcome, nextAttemptAt: nextAttemptAt)
+        if updated == nil {
+            client.configuration.logger.warning(
+                "courier queue: the lease on \(record.id) ended before its attempt did; another worker sends it",
+                metadata: ["courier.queue.record": "\(record.id)"]
+            )
+        }
+        return updated
+    }
+
+    /// Settles the record `id`, trying again while the storage fails (a database restarting, a
+    /// connection lost) for up to about half a lease: the attempt's result is in hand, and a
+    /// record left in flight would be sent again once its lease ended.
+    private func settleSurvivingOutages(
+        _ id: String, _ state: QueueRecord.State, _ outcome: QueueOutcome?, nextAttemptAt: Date?
+    ) async throws(CourierError) -> QueueRecord? {
+        let clock = configuration.clock
+        let patience = configuration.leaseDuration / 2
+        var waited = Duration.zero
+        var pause = Duration.milliseconds(100)
+        while true {
+            do {
+                return try await store.settle(id: id, holder: worker, state: state, outcome: outcome, nextAttemptAt: nextAttemptAt, countsAttempt: true)
+            } catch  where error.kind == .queueStorage && waited < patience && !closed {
+                client.configuration.logger.warning(
+                    "courier queue: the result of \(id) could not be recorded yet: \(error.message)", metadata: ["courier.queue.record": "\(id)"]
+                )
+                do { try await clock.sleep(for: pause) } catch { throw CourierError(.cancelled, "Recording the result of \(id) was cancelled.") }
+                waited += pause
+                pause = min(pause * 2, .seconds(2))
+            }
         }
     }
 }

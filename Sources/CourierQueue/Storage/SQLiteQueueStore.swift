@@ -5,9 +5,12 @@ import NIOCore
 import SQLiteNIO
 
 /// The queue's records in an SQLite database (write-ahead log, `synchronous=FULL`): every
-/// change is one statement, committed to disk before the call returns.
-actor QueueStore {
+/// change is one statement, committed to disk before the call returns. Several processes may
+/// open one file: SQLite serialises their writes, a writer waits up to ``busyTimeout`` for
+/// another, and each process notices the others' commits through `PRAGMA data_version`.
+actor SQLiteQueueStore: QueueBackend {
     let path: String
+    nonisolated var location: String { path }
     private let connection: SQLiteConnection
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
@@ -19,7 +22,11 @@ actor QueueStore {
     private var drainWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// What opening found wrong with the files' permissions, as sentences.
-    let warnings: [String]
+    nonisolated let warnings: [String]
+    /// The watchers of ``changes()``, and the task that looks for other processes' commits
+    /// while there are any.
+    private let broadcast = ChangeBroadcast()
+    private var watch: Task<Void, Never>?
 
     private init(path: String, connection: SQLiteConnection, warnings: [String]) {
         self.path = path
@@ -30,16 +37,16 @@ actor QueueStore {
     /// Opens (or creates) the database at `path` and checks that it is a queue database. The
     /// folder and file are made private first (see ``QueueFiles``); what was found open to
     /// other users is logged as a warning and kept in ``warnings``.
-    static func open(path: String, logger: Logger) async throws(CourierError) -> QueueStore {
+    static func open(path: String, logger: Logger) async throws(CourierError) -> SQLiteQueueStore {
         let warnings = try QueueFiles.prepare(path: path)
         for warning in warnings { logger.warning("\(warning)", metadata: ["courier.queue": "\(path)"]) }
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         } catch {
-            throw QueueStore.storageError(error, path: path, action: "opened")
+            throw SQLiteQueueStore.storageError(error, path: path, action: "opened")
         }
-        let store = QueueStore(path: path, connection: connection, warnings: warnings)
+        let store = SQLiteQueueStore(path: path, connection: connection, warnings: warnings)
         do {
             try await store.prepare()
         } catch {
@@ -59,22 +66,39 @@ actor QueueStore {
             )
         }
         let version = try await run("PRAGMA user_version", action: "read").first?.columns.first?.data.integer ?? 0
-        guard version <= QueueStore.schemaVersion else {
+        guard version <= SQLiteQueueStore.schemaVersion else {
             throw CourierError(
                 .queueStorage,
-                "The queue database at \(path) was written by a newer Courier (format \(version), this one reads \(QueueStore.schemaVersion)); open it with that version."
+                "The queue database at \(path) was written by a newer Courier (format \(version), this one reads \(SQLiteQueueStore.schemaVersion)); open it with that version."
             )
         }
+        // Another process may hold the write lock for a moment: wait for it, do not fail.
+        _ = try await run("PRAGMA busy_timeout=\(SQLiteQueueStore.busyTimeout)", action: "configured")
         _ = try await run("PRAGMA journal_mode=WAL", action: "configured")
         _ = try await run("PRAGMA synchronous=FULL", action: "configured")
-        _ = try await run(QueueStore.createTable, action: "initialised")
-        _ = try await run("PRAGMA user_version=\(QueueStore.schemaVersion)", action: "initialised")
+        guard version < SQLiteQueueStore.schemaVersion else { return }
+        // Each step and the new version commit together: a process that dies half way, or a
+        // second process migrating at the same moment, leaves the file as it was.
+        _ = try await run("BEGIN IMMEDIATE", action: "migrated")
+        do {
+            let current = try await run("PRAGMA user_version", action: "read").first?.columns.first?.data.integer ?? 0
+            for step in SQLiteQueueStore.migrations.dropFirst(current) {
+                for statement in step { _ = try await run(statement, action: "migrated") }
+            }
+            _ = try await run("PRAGMA user_version=\(SQLiteQueueStore.schemaVersion)", action: "migrated")
+            _ = try await run("COMMIT", action: "migrated")
+        } catch {
+            _ = try? await run("ROLLBACK", action: "migrated")
+            throw error
+        }
     }
 
     /// Closes the database once the statements already running have finished.
     func close() async {
         guard !isClosed else { return }
         isClosed = true
+        watch?.cancel()
+        broadcast.finish()
         if running > 0 { await withCheckedContinuation { drainWaiters.append($0) } }
         await Self.close(connection)
     }
@@ -104,7 +128,7 @@ actor QueueStore {
         do {
             return try await connection.query(sql, binds)
         } catch {
-            throw QueueStore.storageError(error, path: path, action: action)
+            throw SQLiteQueueStore.storageError(error, path: path, action: action)
         }
     }
 
@@ -127,15 +151,15 @@ actor QueueStore {
         do {
             guard let id = row.column("id")?.string, let requestBlob = row.column("request")?.blob,
                 let state = row.column("state")?.string.flatMap(QueueRecord.State.init(rawValue:)),
-                let attempts = QueueStore.wholeNumber(row.column("attempts")), let created = row.column("created_at")?.double,
-                let next = row.column("next_attempt_at")?.double, let sequence = QueueStore.wholeNumber(row.column("sequence"))
+                let attempts = SQLiteQueueStore.wholeNumber(row.column("attempts")), let created = row.column("created_at")?.double,
+                let next = row.column("next_attempt_at")?.double, let sequence = SQLiteQueueStore.wholeNumber(row.column("sequence"))
             else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "a column is missing or has the wrong type")) }
             let request = try decoder.decode(QueuedRequest.self, from: Data(requestBlob.readableBytesView))
             let outcome = try row.column("outcome")?.blob.map { try decoder.decode(QueueOutcome.self, from: Data($0.readableBytesView)) }
             return QueueRecord(
                 id: id, request: request, state: state, attempts: Int(attempts), createdAt: Date(timeIntervalSince1970: created),
                 nextAttemptAt: Date(timeIntervalSince1970: next), expiresAt: row.column("expires_at")?.double.map(Date.init(timeIntervalSince1970:)),
-                outcome: outcome, sequence: Int64(sequence)
+                outcome: outcome, sequence: Int64(sequence), lease: SQLiteQueueStore.lease(in: row)
             )
         } catch {
             throw CourierError(
@@ -145,6 +169,47 @@ actor QueueStore {
             )
         }
     }
+
+    /// The lease in a row's `lease_holder` and `lease_expires_at`, when both are there.
+    static func lease(in row: SQLiteRow) -> QueueLease? {
+        guard let holder = row.column("lease_holder")?.string, let expiry = row.column("lease_expires_at")?.double else { return nil }
+        return QueueLease(holder: holder, expiresAt: Date(timeIntervalSince1970: expiry))
+    }
+
+    // MARK: Other processes' changes
+
+    /// Yields when another connection committed a change to the file; SQLite has no
+    /// notification between processes, so `PRAGMA data_version` is read every
+    /// ``changePollInterval`` while someone watches.
+    nonisolated func changes() -> AsyncStream<Void> {
+        let stream = broadcast.subscribe()
+        Task { await self.watchForChanges() }
+        return stream
+    }
+
+    /// Starts reading `PRAGMA data_version`, unless it runs; it stops once nobody watches.
+    private func watchForChanges() {
+        guard !isClosed, watch == nil else { return }
+        let broadcast = broadcast
+        watch = Task { [weak self] in
+            var seen: Int?
+            while !Task.isCancelled, broadcast.isWatched {
+                guard let self, let version = try? await self.run("PRAGMA data_version", action: "read").first?.columns.first?.data.integer
+                else { break }
+                if let seen, seen != version { broadcast.announce() }
+                seen = version
+                try? await Task.sleep(for: SQLiteQueueStore.changePollInterval)
+            }
+            await self?.watchEnded()
+        }
+    }
+
+    private func watchEnded() {
+        watch = nil
+    }
+
+    /// How often ``changes()`` looks for other processes' commits.
+    static let changePollInterval: Duration = .milliseconds(500)
 
     /// The whole number in a column; `nil` for anything else. `SQLiteData.integer` is not
     /// used: it traps on a real number no `Int` can hold, which a damaged database may have.
@@ -171,22 +236,37 @@ actor QueueStore {
         )
     }
 
-    static let schemaVersion: Int = 1
+    /// How long a statement waits for another process's write lock, in milliseconds.
+    static let busyTimeout = 30_000
 
-    static let createTable = """
-        CREATE TABLE IF NOT EXISTS courier_queue (
-            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-            id TEXT NOT NULL UNIQUE,
-            origin TEXT NOT NULL,
-            is_ordered INTEGER NOT NULL,
-            state TEXT NOT NULL,
-            attempts INTEGER NOT NULL,
-            created_at REAL NOT NULL,
-            next_attempt_at REAL NOT NULL,
-            expires_at REAL,
-            tag TEXT,
-            request BLOB NOT NULL,
-            outcome BLOB
-        )
-        """
+    /// The format this version writes: ``migrations`` has one step for each.
+    static var schemaVersion: Int { migrations.count }
+
+    /// The statements that bring a database from each format to the next: step `n` makes
+    /// format `n + 1`. Format 2 added leases, so that several workers share a file.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE IF NOT EXISTS courier_queue (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                origin TEXT NOT NULL,
+                is_ordered INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                created_at REAL NOT NULL,
+                next_attempt_at REAL NOT NULL,
+                expires_at REAL,
+                tag TEXT,
+                request BLOB NOT NULL,
+                outcome BLOB
+            )
+            """
+        ],
+        [
+            "ALTER TABLE courier_queue ADD COLUMN lease_holder TEXT",
+            "ALTER TABLE courier_queue ADD COLUMN lease_expires_at REAL",
+            "CREATE INDEX IF NOT EXISTS courier_queue_active ON courier_queue (state, origin, sequence)",
+        ],
+    ]
 }

@@ -1,0 +1,1 @@
+../../../Tests/CourierQueuePostgresTests/PostgresCluster.swift

@@ -1,0 +1,109 @@
+import Courier
+import Foundation
+import NIOSSL
+import PostgresNIO
+
+/// A `postgres://` (or `postgresql://`) URL read into the settings PostgresNIO takes:
+/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
+struct PostgresQueueLocation: Sendable {
+    var host: String
+    var port: Int
+    var username: String
+    var password: String?
+    var database: String?
+    var tls: TLSMode
+
+    /// Whether and how the connection is encrypted, as libpq's `sslmode` says.
+    enum TLSMode: String, Sendable {
+        /// Never.
+        case disable
+        /// When the server offers it; the default.
+        case prefer
+        /// Always, with the server's certificate verified.
+        case require
+    }
+
+    /// The URL without its password, for messages and ``QueueStorage/description``.
+    var redacted: String {
+        var text = "postgres://\(username)@\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        if let database { text += "/\(database)" }
+        return text
+    }
+
+    /// Reads `url`.
+    ///
+    /// - Throws: ``CourierError/Kind/invalidConfiguration`` naming what is wrong: another
+    ///   scheme, no host, a port out of range, an unknown `sslmode`.
+    init(_ url: URL) throws(CourierError) {
+        let shown = PostgresQueueLocation.withoutPassword(url)
+        guard let scheme = url.scheme?.lowercased(), ["postgres", "postgresql"].contains(scheme) else {
+            throw CourierError(.invalidConfiguration, "The queue URL \(shown) is not a postgres:// URL.")
+        }
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let host = components.host, !host.isEmpty else {
+            throw CourierError(.invalidConfiguration, "The queue URL \(shown) names no host; write postgres://user@host:5432/database.")
+        }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else {
+            throw CourierError(.invalidConfiguration, "The queue URL \(shown) has the port \(port); a port is 1 to 65535.")
+        }
+        var mode = TLSMode.prefer
+        for item in components.queryItems ?? [] {
+            guard item.name == "sslmode" else {
+                throw CourierError(.invalidConfiguration, "The queue URL \(shown) has the parameter \(item.name); only sslmode is read.")
+            }
+            guard let value = item.value.flatMap(TLSMode.init(rawValue:)) else {
+                throw CourierError(.invalidConfiguration, "The queue URL \(shown) has sslmode=\(item.value ?? ""); use disable, prefer or require.")
+            }
+            mode = value
+        }
+        let database = components.path.split(separator: "/").first.map(String.init)
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.port = port
+        self.username = components.user ?? "postgres"
+        self.password = components.password
+        self.database = database
+        self.tls = mode
+    }
+
+    /// The pool's settings for this location.
+    func configuration(maximumConnections: Int) -> PostgresClient.Configuration {
+        let tlsSetting: PostgresClient.Configuration.TLS =
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsSetting
+        )
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
+    /// The settings of the one connection that listens for changes.
+    func connectionConfiguration() throws(CourierError) -> PostgresConnection.Configuration {
+        let tlsSetting: PostgresConnection.Configuration.TLS
+        do {
+            switch tls {
+            case .disable: tlsSetting = .disable
+            case .prefer: tlsSetting = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tlsSetting = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw CourierError(.tls, "TLS for the queue database at \(redacted) could not be set up: \(error).", underlyingError: error)
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsSetting
+        )
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
+    /// `url` as text without its password.
+    static func withoutPassword(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else { return url.absoluteString }
+        components.password = "***"
+        return components.string ?? url.absoluteString
+    }
+}

@@ -1,0 +1,84 @@
+import Courier
+import Logging
+import PostgresNIO
+
+/// The queue's tables, created and migrated by the store itself: `courier_queue_schema` holds
+/// the format, and each worker that opens the database brings it up to date under an advisory
+/// lock, so that workers starting together migrate it once.
+extension PostgresQueueStore {
+    /// The format this version writes: ``migrations`` has one step for each.
+    static var schemaVersion: Int { migrations.count }
+
+    /// The statements that bring the tables from each format to the next: step `n` makes
+    /// format `n + 1`.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE courier_queue (
+                sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id text NOT NULL UNIQUE,
+                origin text NOT NULL,
+                is_ordered boolean NOT NULL,
+                state text NOT NULL,
+                attempts integer NOT NULL,
+                created_at double precision NOT NULL,
+                next_attempt_at double precision NOT NULL,
+                expires_at double precision,
+                tag text,
+                request bytea NOT NULL,
+                outcome bytea,
+                lease_holder text,
+                lease_expires_at double precision
+            )
+            """,
+            "CREATE INDEX courier_queue_active ON courier_queue (origin, sequence) WHERE state IN ('pending', 'in-flight')",
+            """
+            CREATE FUNCTION courier_queue_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('courier_queue', '');
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER courier_queue_changed AFTER INSERT OR UPDATE OR DELETE ON courier_queue
+            FOR EACH STATEMENT EXECUTE FUNCTION courier_queue_notify()
+            """,
+        ]
+    ]
+
+    /// A number of PostgreSQL's advisory locks, taken while the tables are migrated.
+    static let migrationLock: Int64 = 0x636F_7572_6965_72
+
+    /// Creates the tables, or brings them to ``schemaVersion``, in one transaction on
+    /// `connection`.
+    static func migrate(on connection: PostgresConnection, location: String, logger: Logger) async throws(CourierError) {
+        let steps = migrations
+        let found: Int
+        do {
+            found = try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+                try await connection.query("CREATE TABLE IF NOT EXISTS courier_queue_schema (version integer NOT NULL)", logger: logger)
+                var current = 0
+                for try await version in try await connection.query("SELECT max(version) FROM courier_queue_schema", logger: logger).decode(Int?.self) {
+                    current = version ?? 0
+                }
+                guard current < steps.count else { return current }
+                for step in steps.dropFirst(current) {
+                    for statement in step { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                }
+                try await connection.query("DELETE FROM courier_queue_schema", logger: logger)
+                try await connection.query("INSERT INTO courier_queue_schema (version) VALUES (\(steps.count))", logger: logger)
+                return current
+            }
+        } catch {
+            throw storageError((error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.beginError ?? $0.commitError } ?? error, location: location, action: "prepared")
+        }
+        guard found <= steps.count else {
+            throw CourierError(
+                .queueStorage,
+                "The queue tables at \(location) were written by a newer Courier (format \(found), this one reads \(steps.count)); open them with that version."
+            )
+        }
+    }
+}

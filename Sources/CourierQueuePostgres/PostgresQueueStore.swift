@@ -1,0 +1,275 @@
+import Courier
+import CourierQueue
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The queue's records in a PostgreSQL database, shared by workers on many hosts.
+///
+/// Statements go through a small pool of connections; one more connection listens on the
+/// `courier_queue` channel, which a trigger notifies on every change to the table, so that a
+/// worker plans again when another enqueues or settles a record, whatever process wrote it, the
+/// application's own transactions included. A connection lost (a server restart, a network
+/// cut) is made again; a statement that fails meanwhile throws ``CourierError/Kind/queueStorage``.
+actor PostgresQueueStore: QueueBackend {
+    nonisolated let location: String
+    nonisolated let warnings: [String] = []
+    let target: PostgresQueueLocation
+    let client: PostgresClient
+    let logger: Logger
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+    private var pool: Task<Void, Never>?
+    private var listener: Task<Void, Never>?
+    private let broadcast = ChangeBroadcast()
+    private var isClosed = false
+
+    private init(target: PostgresQueueLocation, logger: Logger) {
+        self.target = target
+        self.location = target.redacted
+        self.logger = logger
+        self.client = PostgresClient(configuration: target.configuration(maximumConnections: PostgresQueueStore.poolSize), backgroundLogger: logger)
+    }
+
+    /// Connects to the database at `location`, and creates or migrates the queue's tables.
+    ///
+    /// - Throws: ``CourierError/Kind/queueStorage`` when the server cannot be reached within
+    ///   ``connectDeadline``, refuses the login, or holds tables of a newer format.
+    static func open(_ target: PostgresQueueLocation, logger: Logger) async throws(CourierError) -> PostgresQueueStore {
+        // One connection of its own first: a server that is not there, or refuses the login,
+        // is an error at once rather than a pool that keeps trying.
+        let configuration = try target.connectionConfiguration()
+        try await withDeadline(connectDeadline, location: target.redacted, action: "reached") { () throws(CourierError) in
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            } catch {
+                throw storageError(error, location: target.redacted, action: "reached")
+            }
+            do throws(CourierError) {
+                try await migrate(on: connection, location: target.redacted, logger: logger)
+            } catch {
+                await PostgresQueueStore.close(connection)
+                throw error
+            }
+            await PostgresQueueStore.close(connection)
+        }
+        let store = PostgresQueueStore(target: target, logger: logger)
+        await store.start()
+        return store
+    }
+
+    private func start() {
+        let client = client
+        pool = Task { await client.run() }
+        startListening()
+    }
+
+    /// Closes the connections once the statements already running have finished.
+    func close() async {
+        guard !isClosed else { return }
+        isClosed = true
+        listener?.cancel()
+        broadcast.finish()
+        pool?.cancel()
+        // The pool ends once its connections are closed; it is not waited for past a few
+        // seconds, so that a connection the network dropped cannot hold the close.
+        let pool = pool
+        let listener = listener
+        _ = await PostgresQueueStore.bounded(by: .seconds(10)) {
+            await pool?.value
+            await listener?.value
+        }
+    }
+
+    // MARK: Statements
+
+    /// Runs `query` and returns its rows, turning PostgreSQL's errors into ``CourierError``.
+    func run(_ query: PostgresQuery, action: String) async throws(CourierError) -> [PostgresRow] {
+        guard !isClosed else {
+            throw CourierError(.clientShutdown, "The queue database at \(location) was closed; open the queue again to use it.")
+        }
+        let client = client
+        let logger = logger
+        let outcome = await PostgresQueueStore.bounded(by: PostgresQueueStore.statementDeadline) {
+            try await client.query(query, logger: logger).collect()
+        }
+        switch outcome {
+        case .success(let rows): return rows
+        case .failure(let error): throw PostgresQueueStore.storageError(error, location: location, action: action)
+        }
+    }
+
+    /// What `work` returns, or a ``StatementTimeout`` once `deadline` has passed, or a
+    /// cancellation error once the caller is cancelled: whichever comes first. The work is
+    /// cancelled then, but not waited for, so that a statement stuck on a connection the
+    /// server dropped without a word never holds the queue.
+    static func bounded<Value: Sendable>(
+        by deadline: Duration, _ work: @escaping @Sendable () async throws -> Value
+    ) async -> Result<Value, any Error> {
+        let first = FirstOutcome<Value>()
+        let task = Task {
+            do { first.settle(with: .success(try await work())) } catch { first.settle(with: .failure(error)) }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: deadline)
+            if !Task.isCancelled { first.settle(with: .failure(StatementTimeout(deadline: deadline))) }
+        }
+        let outcome = await withTaskCancellationHandler {
+            await first.value
+        } onCancel: {
+            first.settle(with: .failure(CancellationError()))
+        }
+        task.cancel()
+        timer.cancel()
+        return outcome
+    }
+
+    /// Runs `body`, or throws ``CourierError/Kind/queueStorage`` once `deadline` has passed.
+    static func withDeadline(
+        _ deadline: Duration, location: String, action: String, _ body: @escaping @Sendable () async throws(CourierError) -> Void
+    ) async throws(CourierError) {
+        let outcome: CourierError? = await withTaskGroup(of: CourierError??.self) { group in
+            group.addTask {
+                do throws(CourierError) {
+                    try await body()
+                    return .some(nil)
+                } catch {
+                    return .some(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                if Task.isCancelled { return nil }
+                return CourierError(
+                    .queueStorage,
+                    "The queue database at \(location) could not be \(action) within \(deadline); check that PostgreSQL runs there and accepts this user."
+                )
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? CourierError(.cancelled, "Opening the queue database at \(location) was cancelled.")
+        }
+        if let outcome { throw outcome }
+    }
+
+    static func storageError(_ error: any Error, location: String, action: String) -> CourierError {
+        let reason: String
+        if error is CancellationError {
+            return CourierError(.cancelled, "A statement on the queue database at \(location) was cancelled.", underlyingError: error)
+        } else if let error = error as? PSQLError {
+            reason = error.serverInfo?[.message] ?? "\(error.code)"
+        } else {
+            reason = "\(error)"
+        }
+        return CourierError(
+            .queueStorage,
+            "The queue database at \(location) could not be \(action): \(reason). Check that PostgreSQL runs there and that this user may use the courier_queue tables.",
+            underlyingError: error
+        )
+    }
+
+    func encode<T: Encodable>(_ value: T) throws(CourierError) -> ByteBuffer {
+        do {
+            return ByteBuffer(bytes: try encoder.encode(value))
+        } catch {
+            throw CourierError(.invalidBody, "The queued request could not be encoded: \(error).", underlyingError: error)
+        }
+    }
+
+    /// The record in `row`.
+    func decode(_ row: PostgresRow) throws(CourierError) -> QueueRecord {
+        let columns = row.makeRandomAccess()
+        do {
+            let id = try columns["id"].decode(String.self)
+            let stateName = try columns["state"].decode(String.self)
+            guard let state = QueueRecord.State(rawValue: stateName) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown state \(stateName)"))
+            }
+            let request = try decoder.decode(QueuedRequest.self, from: Data(try columns["request"].decode(ByteBuffer.self).readableBytesView))
+            let outcome = try columns["outcome"].decode(ByteBuffer?.self).map { try decoder.decode(QueueOutcome.self, from: Data($0.readableBytesView)) }
+            let holder = try columns["lease_holder"].decode(String?.self)
+            let leaseEnd = try columns["lease_expires_at"].decode(Double?.self)
+            return QueueRecord(
+                id: id, request: request, state: state, attempts: Int(try columns["attempts"].decode(Int32.self)),
+                createdAt: Date(timeIntervalSince1970: try columns["created_at"].decode(Double.self)),
+                nextAttemptAt: Date(timeIntervalSince1970: try columns["next_attempt_at"].decode(Double.self)),
+                expiresAt: try columns["expires_at"].decode(Double?.self).map(Date.init(timeIntervalSince1970:)),
+                outcome: outcome, sequence: try columns["sequence"].decode(Int64.self),
+                lease: holder.flatMap { holder in leaseEnd.map { QueueLease(holder: holder, expiresAt: Date(timeIntervalSince1970: $0)) } }
+            )
+        } catch {
+            throw CourierError(
+                .queueStorage,
+                "A record in the queue database at \(location) cannot be read (\(error)); drop it with `courier queue drop`.",
+                underlyingError: error
+            )
+        }
+    }
+
+    /// Runs `query` and decodes the records it returns.
+    func records(_ query: PostgresQuery, action: String) async throws(CourierError) -> [QueueRecord] {
+        var result: [QueueRecord] = []
+        for row in try await run(query, action: action) { result.append(try decode(row)) }
+        return result
+    }
+
+    // MARK: Changes
+
+    /// Yields when the `courier_queue` channel is notified, and once after the listening
+    /// connection was made again (changes may have been missed while it was down).
+    nonisolated func changes() -> AsyncStream<Void> {
+        broadcast.subscribe()
+    }
+
+    /// Keeps one connection listening on the channel, made again after a second (up to five)
+    /// whenever it is lost, until the store is closed.
+    private func startListening() {
+        let target = target
+        let logger = logger
+        let broadcast = broadcast
+        listener = Task {
+            var failures = 0
+            while !Task.isCancelled {
+                do {
+                    let configuration = try target.connectionConfiguration()
+                    let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                    do {
+                        try await connection.listen(on: PostgresQueueStore.channel) { notifications in
+                            // Listening now: what changed while no connection listened is looked at once.
+                            broadcast.announce()
+                            for try await _ in notifications { broadcast.announce() }
+                        }
+                        failures = 0
+                    } catch {
+                        await PostgresQueueStore.close(connection)
+                        throw error
+                    }
+                    await PostgresQueueStore.close(connection)
+                } catch {
+                    if Task.isCancelled { return }
+                    failures += 1
+                    logger.debug("courier queue: listening for changes failed: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(min(failures, 5)))
+            }
+        }
+    }
+
+    /// Closes `connection` and waits until it is: PostgresNIO asserts that a connection is
+    /// closed before it is released.
+    static func close(_ connection: PostgresConnection) async {
+        let closed: EventLoopFuture<Void> = connection.close()
+        try? await closed.get()
+    }
+
+    /// The channel the trigger notifies.
+    static let channel = "courier_queue"
+    /// Statement connections per worker.
+    static let poolSize = 4
+    /// How long one statement may take.
+    static let statementDeadline: Duration = .seconds(30)
+    /// How long opening waits for the server.
+    static let connectDeadline: Duration = .seconds(15)
+}

@@ -1,0 +1,25 @@
+import Courier
+import CourierQueue
+import Foundation
+
+extension QueueStorage {
+    /// The PostgreSQL database at `url` (`postgres://user:password@host:5432/database`, with
+    /// `?sslmode=disable`, `prefer` (the default) or `require`). The queue creates its tables
+    /// (`courier_queue`, `courier_queue_schema`) and migrates them; workers on any number of
+    /// hosts may deliver one database.
+    ///
+    /// ```swift
+    /// let configuration = QueueConfiguration(storage: .postgres(URL(string: "postgres://app@db.internal/app")!))
+    /// let queue = try await client.openQueue(configuration)
+    /// ```
+    ///
+    /// Opening throws ``CourierError/Kind/invalidConfiguration`` for a URL that is not a
+    /// `postgres://` URL, and ``CourierError/Kind/queueStorage`` when the server cannot be
+    /// reached or refuses the login.
+    public static func postgres(_ url: URL) -> QueueStorage {
+        let shown = (try? PostgresQueueLocation(url).redacted) ?? PostgresQueueLocation.withoutPassword(url)
+        return QueueStorage(description: shown) { logger throws(CourierError) in
+            try await PostgresQueueStore.open(try PostgresQueueLocation(url), logger: logger)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../courierTests/ChildProcess.swift

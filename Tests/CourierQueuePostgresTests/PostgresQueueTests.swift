@@ -1,0 +1,199 @@
+import Courier
+import CourierTesting
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import CourierQueue
+@testable import CourierQueuePostgres
+
+/// Where a test is, on stderr.
+func trace(_ step: String) {
+    FileHandle.standardError.write(Data("[\(Date())] \(step)\n".utf8))
+}
+
+@Suite("Durable queue in PostgreSQL", .timeLimit(.minutes(3)))
+struct PostgresQueueTests {
+    static let logger = Logger(label: "courier.test.postgres")
+
+    /// Opens the store at `url` directly, runs `body`, and closes it.
+    static func withStore<T>(_ url: URL, _ body: (PostgresQueueStore) async throws -> T) async throws -> T {
+        let store = try await PostgresQueueStore.open(try PostgresQueueLocation(url), logger: logger)
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    @Test func twoWorkersShareTheDatabaseAndSendEachRecordOnce() async throws {
+        try await withServerAndPostgres { server, _, url in
+            try await QueueWorkerScenarios.workersShareTheQueue(.postgres(url), server: server)
+        }
+    }
+
+    @Test func aLeaseOfAnotherHostIsWaitedOutThenTakenOver() async throws {
+        try await withServerAndPostgres { server, _, url in
+            try await QueueWorkerScenarios.aLeaseIsWaitedOutThenTakenOver(.postgres(url), server: server) { id, lease in
+                let claimed = try await Self.withStore(url) { store in
+                    try await store.claim([id], limit: 1, lease: lease, goneHolders: [], now: Date())
+                }
+                #expect(claimed.map(\.id) == [id])
+            }
+        }
+    }
+
+    @Test func aRequestEnqueuedInATransactionIsSentOnlyWhenItCommits() async throws {
+        try await withServerAndPostgres { server, cluster, url in
+            try await CourierClient.withClient { client in
+                let queue = try await client.openQueue(QueueWorkerScenarios.configuration(.postgres(url)))
+                let events = await queue.events()
+                let postgres = PostgresClient(
+                    configuration: .init(host: cluster.host, port: cluster.port, username: cluster.username, password: nil, database: "courier", tls: .disable),
+                    backgroundLogger: Self.logger
+                )
+                let outcome = try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await postgres.run() }
+                    defer { group.cancelAll() }
+                    try await postgres.query("CREATE TABLE orders (id text PRIMARY KEY, paid boolean NOT NULL)", logger: Self.logger)
+                    // Rolled back: neither the order nor the request is kept.
+                    struct Abandoned: Error {}
+                    var rolledBack: DurableRequestHandle?
+                    await #expect(throws: PostgresTransactionError.self) {
+                        try await postgres.withTransaction(logger: Self.logger) { connection in
+                            try await connection.query("INSERT INTO orders VALUES ('o1', true)", logger: Self.logger)
+                            let path = server.url("/idempotent/o1").absoluteString
+                            rolledBack = try await queue.enqueue(CourierRequest<Void>(method: .post, path: path), in: connection)
+                            throw Abandoned()
+                        }
+                    }
+                    // Committed: both are kept, and the request is sent.
+                    let handle = try await postgres.withTransaction(logger: Self.logger) { connection in
+                        try await connection.query("INSERT INTO orders VALUES ('o2', true)", logger: Self.logger)
+                        let path = server.url("/idempotent/o2").absoluteString
+                        return try await queue.enqueue(CourierRequest<Void>(method: .post, path: path, body: .text("o2")), in: connection)
+                    }
+                    let record = try await handle.outcome()
+                    let orders = try await postgres.query("SELECT id FROM orders", logger: Self.logger).collect().map { try $0.decode(String.self) }
+                    #expect(orders == ["o2"])
+                    let gone = try #require(rolledBack)
+                    await #expect(throws: CourierError.self) { try await gone.outcome() }
+                    return record
+                }
+                #expect(outcome.state == .delivered)
+                #expect(try await queue.records().map(\.id) == [outcome.id])
+                #expect(server.ledger.entries.values.map(\.path) == ["/idempotent/o2"])
+                await queue.close()
+                var queued = 0
+                for await event in events {
+                    if case .queued = event { queued += 1 }
+                }
+                #expect(queued == 2)
+            }
+        }
+    }
+
+    @Test func anSQLiteQueueRefusesAnEnqueueInAPostgresTransaction() async throws {
+        try await withPostgres { cluster, _ in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-queue-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try await CourierClient.withClient { client in
+                let queue = try await client.openQueue(QueueWorkerScenarios.configuration(.sqlite(path: folder.appendingPathComponent("q.sqlite").path)))
+                let connection = try await PostgresConnection.connect(
+                    configuration: .init(host: cluster.host, port: cluster.port, username: cluster.username, password: nil, database: "courier", tls: .disable),
+                    id: 1, logger: Self.logger
+                )
+                let error = await #expect(throws: CourierError.self) {
+                    try await queue.enqueue(CourierRequest<Void>(method: .post, path: "http://127.0.0.1:9/x"), in: connection)
+                }
+                #expect(error?.kind == .invalidState)
+                try await connection.close()
+                await queue.close()
+            }
+        }
+    }
+
+    @Test func workersOpeningTogetherCreateTheTablesOnceAndANewerFormatIsRefused() async throws {
+        try await withPostgres { _, url in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await Self.withStore(url) { _ in } }
+                }
+                try await group.waitForAll()
+            }
+            try await Self.withStore(url) { store in
+                let versions = try await store.run("SELECT version FROM courier_queue_schema", action: "read").map { try $0.decode(Int.self) }
+                #expect(versions == [PostgresQueueStore.schemaVersion])
+                _ = try await store.run("UPDATE courier_queue_schema SET version = 99", action: "changed")
+            }
+            let error = await #expect(throws: CourierError.self) { try await Self.withStore(url) { _ in } }
+            #expect(error?.kind == .queueStorage)
+            #expect(error?.message.contains("newer Courier") == true)
+        }
+    }
+
+    @Test func aServerThatIsNotThereIsATypedErrorAndAPasswordIsNeverShown() async throws {
+        let port = try ReservedPort()
+        let url = URL(string: "postgres://app:s3cret@127.0.0.1:\(port.port)/db?sslmode=disable")!
+        try await CourierClient.withClient { client in
+            let error = await #expect(throws: CourierError.self) { try await client.openQueue(QueueConfiguration(storage: .postgres(url))) }
+            #expect(error?.kind == .queueStorage)
+            #expect(error?.message.contains("s3cret") == false)
+            #expect(QueueStorage.postgres(url).description == "postgres://app@127.0.0.1:\(port.port)/db")
+        }
+        for bad in ["https://db.example/app", "postgres:///app", "postgres://db.example:70000/app", "postgres://db.example/app?sslmode=sometimes"] {
+            let error = #expect(throws: CourierError.self) { _ = try PostgresQueueLocation(URL(string: bad)!) }
+            #expect(error?.kind == .invalidConfiguration)
+        }
+    }
+
+    @Test func aRestartOfPostgreSQLLosesNothingAndAppliesEachRequestOnce() async throws {
+        try await withServerAndPostgres { server, cluster, url in
+            try await CourierClient.withClient { client in
+                let producer = try await client.openQueue(QueueWorkerScenarios.configuration(.postgres(url), delivers: false))
+                for index in 0..<20 {
+                    let path = server.url("/idempotent/r\(index)?delay=0.05").absoluteString
+                    _ = try await producer.enqueue(CourierRequest<Void>(method: .post, path: path), isOrdered: index % 2 == 0)
+                }
+                await producer.close()
+                let worker = try await client.openQueue(QueueWorkerScenarios.configuration(.postgres(url), concurrency: 4, delivers: false))
+                async let done = worker.run(deadline: .seconds(120))
+                // Killed while records are in flight, then started again on the same files.
+                while server.ledger.entries.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
+                trace("killing")
+                try await offThePool { cluster.kill() }
+                // Down for a while: the workers' connections fail and are made again.
+                try await Task.sleep(for: .seconds(Double(ProcessInfo.processInfo.environment["COURIER_PG_DOWN"] ?? "0") ?? 0))
+                try await offThePool { try cluster.restart() }
+                trace("restarted")
+                #expect(try await done)
+                trace("run returned")
+                let records = try await worker.records()
+                trace("records read")
+                await worker.close()
+                trace("closed")
+                #expect(records.count == 20)
+                #expect(records.allSatisfy { $0.state == .delivered })
+                #expect(server.ledger.entries.count == 20)
+                #expect(server.ledger.entries.values.allSatisfy { $0.applied == 1 })
+                let ordered = server.ledger.appliedKeys.compactMap { server.ledger.entries[$0]?.path }.filter { path in
+                    Int(path.dropFirst("/idempotent/r".count)).map { $0 % 2 == 0 } ?? false
+                }
+                #expect(ordered == stride(from: 0, to: 20, by: 2).map { "/idempotent/r\($0)" })
+            }
+        }
+    }
+}
+
+@Suite("courier queue run: several processes on one PostgreSQL database")
+struct PostgresQueueRunProcessesTests {
+    @Test func severalProcessesShareOneDatabaseAndOneKilledLosesNothing() async throws {
+        try await withServerAndPostgres { server, _, url in
+            try await QueueWorkerProcesses.severalRunProcessesShareTheQueue(.postgres(url), argument: url.absoluteString, server: server)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../CourierTests/Integration/QueueWorkerScenarios.swift

@@ -1,0 +1,105 @@
+import Courier
+import CourierQueue
+import CourierTesting
+import Foundation
+import Testing
+
+/// Scenarios of several workers on one queue storage, run against each storage: the SQLite
+/// file here, PostgreSQL in CourierQueuePostgresTests (which links this file).
+enum QueueWorkerScenarios {
+    /// A configuration on `storage` with short backoffs and at most `concurrency` deliveries.
+    static func configuration(_ storage: QueueStorage, concurrency: Int = 32, delivers: Bool = true) -> QueueConfiguration {
+        var configuration = QueueConfiguration(storage: storage)
+        configuration.retryPolicy = CourierRetryPolicy(maximumAttempts: 100, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        configuration.probeTimeout = .seconds(2)
+        configuration.maximumConcurrentDeliveries = concurrency
+        configuration.deliversOnOpen = delivers
+        return configuration
+    }
+
+    /// Two workers deliver what a third process wrote: each record once, ordered ones in order,
+    /// and both workers take part.
+    static func workersShareTheQueue(_ storage: QueueStorage, server: TestServer) async throws {
+        try await CourierClient.withClient { client in
+            let producer = try await client.openQueue(configuration(storage, delivers: false))
+            var ids: [String] = []
+            for index in 0..<24 {
+                let url = server.url("/idempotent/u\(index)?delay=0.05").absoluteString
+                ids.append(try await producer.enqueue(CourierRequest<Void>(method: .post, path: url), isOrdered: false).id)
+            }
+            for index in 0..<6 {
+                let url = server.url("/idempotent/o\(index)?delay=0.02").absoluteString
+                ids.append(try await producer.enqueue(CourierRequest<Void>(method: .post, path: url)).id)
+            }
+            await producer.close()
+
+            let first = try await client.openQueue(configuration(storage, concurrency: 3, delivers: false))
+            let second = try await client.openQueue(configuration(storage, concurrency: 3, delivers: false))
+            let firstEvents = await first.events()
+            let secondEvents = await second.events()
+            async let firstDone = first.run(deadline: .seconds(120))
+            async let secondDone = second.run(deadline: .seconds(120))
+            let done = try await (firstDone, secondDone)
+            await first.close()
+            await second.close()
+            #expect(done == (true, true))
+
+            let delivered = await (count(firstEvents), count(secondEvents))
+            #expect(delivered.0 + delivered.1 == ids.count)
+            #expect(delivered.0 > 0 && delivered.1 > 0)
+
+            let reader = try await client.openQueue(configuration(storage, delivers: false))
+            let records = try await reader.records()
+            await reader.close()
+            #expect(records.count == ids.count)
+            #expect(records.allSatisfy { $0.state == .delivered && $0.attempts == 1 && $0.lease == nil })
+            let entries = server.ledger.entries
+            #expect(entries.count == ids.count)
+            #expect(entries.values.allSatisfy { $0.applied == 1 && $0.requests == 1 })
+            let ordered = server.ledger.appliedKeys.compactMap { entries[$0]?.path }.filter { $0.hasPrefix("/idempotent/o") }
+            #expect(ordered == (0..<6).map { "/idempotent/o\($0)" })
+        }
+    }
+
+    /// The deliveries a worker's events report, once its event stream has ended.
+    private static func count(_ events: AsyncStream<QueueEvent>) async -> Int {
+        var delivered = 0
+        for await event in events {
+            if case .delivered = event { delivered += 1 }
+        }
+        return delivered
+    }
+
+    /// A record in flight under a lease held by a worker of another host is left alone while
+    /// the lease lasts, and sent again, with its key, once it has ended.
+    static func aLeaseIsWaitedOutThenTakenOver(_ storage: QueueStorage, server: TestServer, claim: (String, QueueLease) async throws -> Void)
+        async throws
+    {
+        try await CourierClient.withClient { client in
+            let producer = try await client.openQueue(configuration(storage, delivers: false))
+            let record = try await producer.enqueue(CourierRequest<Void>(method: .post, path: server.url("/idempotent/leased").absoluteString)).record
+            await producer.close()
+            let lease = QueueLease(holder: "another-host.invalid/4242/abcd", expiresAt: Date().addingTimeInterval(3600))
+            try await claim(record.id, lease)
+
+            let held = try await client.openQueue(configuration(storage, delivers: false))
+            #expect(try await held.run(deadline: .milliseconds(700)) == false)
+            let during = try await held.record(id: record.id)
+            await held.close()
+            #expect(during?.state == .inFlight)
+            #expect(during?.lease?.holder == lease.holder)
+            #expect(server.ledger.entries.isEmpty)
+
+            // Two hours later, as this worker's clock says: the lease has ended.
+            var later = configuration(storage, delivers: false)
+            later.now = { Date().addingTimeInterval(7200) }
+            let taker = try await client.openQueue(later)
+            #expect(try await taker.run(deadline: .seconds(60)))
+            let after = try await taker.record(id: record.id)
+            await taker.close()
+            #expect(after?.state == .delivered)
+            #expect(after?.attempts == 2)
+            #expect(server.ledger.entries[record.request.idempotencyKey]?.applied == 1)
+        }
+    }
+}

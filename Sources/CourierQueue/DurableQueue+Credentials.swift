@@ -47,7 +47,7 @@ extension DurableQueue {
         let next = now.addingTimeInterval(configuration.retryPolicy.maximumDelay.timeInterval)
         guard
             let updated = try await store.settle(
-                id: record.id, holder: worker, state: .pending, outcome: outcome, nextAttemptAt: next, countsAttempt: false
+                record, holder: worker, state: .pending, outcome: outcome, nextAttemptAt: next, countsAttempt: false
             )
         else { return }
         waitingForCredentials.insert(record.id)

@@ -104,16 +104,19 @@ extension DurableQueue {
             return first
         }
         if let emptied { return emptied }
-        return try await store.activeSlots().isEmpty
+        return try await store.activeCount() == 0
     }
 
     /// `true` when nothing waits or is in flight, `false` when what is left only waits for
-    /// credentials, `nil` while something can still move.
+    /// credentials, `nil` while something can still move. Asks the storage nothing while this
+    /// worker still delivers; then counts the records, and reads them only while some wait for
+    /// credentials.
     private func settledState() async throws(CourierError) -> Bool? {
-        let slots = try await store.activeSlots()
         // Settled by this worker too: its last events are published once its deliveries end.
-        if slots.isEmpty { return deliveries.isEmpty ? true : nil }
-        return QueuePlanner.waitsOnlyForCredentials(slots, waiting: waitingForCredentials) ? false : nil
+        guard deliveries.isEmpty else { return nil }
+        if try await store.activeCount() == 0 { return true }
+        guard !waitingForCredentials.isEmpty else { return nil }
+        return QueuePlanner.waitsOnlyForCredentials(try await store.activeSlots(), waiting: waitingForCredentials) ? false : nil
     }
 }
 

@@ -43,6 +43,8 @@ public actor DurableQueue {
     /// Origins that refused connections: when to probe next, and how many probes failed.
     var unreachable: [String: (probeAt: Date, failures: Int)] = [:]
     var timer: Task<Void, Never>?
+    /// When ``timer`` plans again.
+    var timerAt: Date?
     var rounds = Rounds()
     var subscribers: [UUID: AsyncStream<QueueEvent>.Continuation] = [:]
     var pathWatcher: NetworkPathWatcher?
@@ -126,7 +128,10 @@ public actor DurableQueue {
             throw error
         }
         publish(.queued(record))
-        if delivering { await planRound() }
+        if delivering {
+            wake(noLaterThan: record.expiresAt)
+            await claimRound()
+        }
         return DurableRequestHandle(record: record, queue: self)
     }
 
@@ -207,6 +212,8 @@ public actor DurableQueue {
         leaseRenewal?.cancel()
         pathWatcher?.stop()
         for probe in probes.values { probe.cancel() }
+        // A round claiming now starts its deliveries before they are stopped with the rest.
+        if rounds.running { await withCheckedContinuation { rounds.waiters.append((rounds.requested + 1, $0)) } }
         let running = Array(deliveries.values)
         for delivery in running { delivery.cancel() }
         for delivery in running { await delivery.value }

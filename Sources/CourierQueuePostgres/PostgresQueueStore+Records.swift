@@ -61,22 +61,38 @@ extension PostgresQueueStore {
         try await records("SELECT * FROM courier_queue WHERE id = \(id)", action: "read").first
     }
 
+    func activeCount() async throws(CourierError) -> Int {
+        let rows = try await run("SELECT count(*) FROM courier_queue WHERE state IN ('pending', 'in-flight')", action: "read")
+        do {
+            return try rows.first.map { try $0.decode(Int.self) } ?? 0
+        } catch {
+            throw CourierError(.queueStorage, "The queue database at \(location) answered a count that is not a number (\(error)).", underlyingError: error)
+        }
+    }
+
     /// Rows another worker is claiming at this moment are locked: `SKIP LOCKED` passes over
-    /// them instead of waiting, and the claim takes the next ones.
-    func claim(_ candidates: [String], limit: Int, lease: QueueLease, goneHolders: [String], now: Date) async throws(CourierError) -> [QueueRecord] {
-        guard !candidates.isEmpty, limit > 0 else { return [] }
+    /// them instead of waiting, and the claim takes the next ones. The waiting records are
+    /// read in queue order through `courier_queue_due`, up to the first `limit` that may leave;
+    /// each origin's oldest ordered record is found once per statement.
+    func claim(
+        limit: Int, lease: QueueLease, now: Date, goneHolders: [String], sending: [String], skippingOrigins: [String]
+    ) async throws(CourierError) -> [QueueRecord] {
+        guard limit > 0 else { return [] }
         let moment = now.timeIntervalSince1970
+        let reclaimed = goneHolders + [lease.holder]
         let query: PostgresQuery = """
             UPDATE courier_queue SET state = 'in-flight', attempts = attempts + 1, lease_holder = \(lease.holder),
                 lease_expires_at = \(lease.expiresAt.timeIntervalSince1970)
             WHERE sequence IN (
                 SELECT q.sequence FROM courier_queue AS q
-                WHERE q.id = ANY(\(candidates))
+                WHERE q.state IN ('pending', 'in-flight')
                 AND ((q.state = 'pending' AND q.next_attempt_at <= \(moment))
-                    OR (q.state = 'in-flight' AND (q.lease_expires_at IS NULL OR q.lease_expires_at <= \(moment) OR q.lease_holder = ANY(\(goneHolders)))))
-                AND (NOT q.is_ordered OR NOT EXISTS (
-                    SELECT 1 FROM courier_queue AS e
-                    WHERE e.origin = q.origin AND e.is_ordered AND e.sequence < q.sequence AND e.state IN ('pending', 'in-flight')
+                    OR (q.state = 'in-flight' AND (q.lease_expires_at IS NULL OR q.lease_expires_at <= \(moment) OR q.lease_holder = ANY(\(reclaimed)))))
+                AND NOT (q.id = ANY(\(sending)))
+                AND (q.expires_at IS NULL OR q.expires_at > \(moment))
+                AND NOT (q.origin = ANY(\(skippingOrigins)))
+                AND (NOT q.is_ordered OR q.sequence IN (
+                    SELECT min(e.sequence) FROM courier_queue AS e WHERE e.is_ordered AND e.state IN ('pending', 'in-flight') GROUP BY e.origin
                 ))
                 ORDER BY q.sequence LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
@@ -96,7 +112,7 @@ extension PostgresQueueStore {
     }
 
     func settle(
-        id: String, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
+        _ record: QueueRecord, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
     ) async throws(CourierError) -> QueueRecord? {
         let encoded = try outcome.map { (outcome) throws(CourierError) in try encode(outcome) }
         let next = nextAttemptAt?.timeIntervalSince1970
@@ -104,9 +120,15 @@ extension PostgresQueueStore {
         let query: PostgresQuery = """
             UPDATE courier_queue SET state = \(state.rawValue), outcome = coalesce(\(encoded), outcome),
                 next_attempt_at = coalesce(\(next), next_attempt_at), attempts = attempts - \(taken), lease_holder = NULL, lease_expires_at = NULL
-            WHERE id = \(id) AND state = 'in-flight' AND lease_holder = \(holder) RETURNING *
+            WHERE id = \(record.id) AND state = 'in-flight' AND lease_holder = \(holder) RETURNING attempts, next_attempt_at
             """
-        return try await records(query, action: "updated").first
+        guard let row = try await run(query, action: "updated").first else { return nil }
+        do {
+            let (attempts, due) = try row.decode((Int, Double).self)
+            return record.settled(state, outcome: outcome, attempts: attempts, nextAttemptAt: Date(timeIntervalSince1970: due))
+        } catch {
+            throw CourierError(.queueStorage, "The record \(record.id) in the queue database at \(location) has a malformed column (\(error)).", underlyingError: error)
+        }
     }
 
     func expire(id: String, now: Date, goneHolders: [String]) async throws(CourierError) -> QueueRecord? {

@@ -44,7 +44,24 @@ extension PostgresQueueStore {
             CREATE TRIGGER courier_queue_changed AFTER INSERT OR UPDATE OR DELETE ON courier_queue
             FOR EACH STATEMENT EXECUTE FUNCTION courier_queue_notify()
             """,
-        ]
+        ],
+        // Format 2: claims read the waiting records in queue order, stopping at the first few
+        // due; workers are notified only of changes that may give them something to do (a
+        // record written, deleted, claimed, settled or made due), not of lease renewals or
+        // statements that changed nothing. Notifications of one transaction are delivered once.
+        [
+            "CREATE INDEX courier_queue_due ON courier_queue (sequence) WHERE state IN ('pending', 'in-flight')",
+            "DROP TRIGGER courier_queue_changed ON courier_queue",
+            """
+            CREATE TRIGGER courier_queue_written AFTER INSERT OR DELETE ON courier_queue
+            FOR EACH ROW EXECUTE FUNCTION courier_queue_notify()
+            """,
+            """
+            CREATE TRIGGER courier_queue_moved AFTER UPDATE ON courier_queue
+            FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.next_attempt_at IS DISTINCT FROM NEW.next_attempt_at)
+            EXECUTE FUNCTION courier_queue_notify()
+            """,
+        ],
     ]
 
     /// A number of PostgreSQL's advisory locks, taken while the tables are migrated.

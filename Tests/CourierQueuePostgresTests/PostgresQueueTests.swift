@@ -36,11 +36,17 @@ struct PostgresQueueTests {
         }
     }
 
+    @Test func aClaimTakesOnlyWhatMayLeaveNow() async throws {
+        try await withPostgres { _, url in
+            try await QueueWorkerScenarios.aClaimTakesOnlyWhatMayLeaveNow(.postgres(url))
+        }
+    }
+
     @Test func aLeaseOfAnotherHostIsWaitedOutThenTakenOver() async throws {
         try await withServerAndPostgres { server, _, url in
             try await QueueWorkerScenarios.aLeaseIsWaitedOutThenTakenOver(.postgres(url), server: server) { id, lease in
                 let claimed = try await Self.withStore(url) { store in
-                    try await store.claim([id], limit: 1, lease: lease, goneHolders: [], now: Date())
+                    try await store.claim(limit: 1, lease: lease, now: Date(), goneHolders: [], sending: [], skippingOrigins: [])
                 }
                 #expect(claimed.map(\.id) == [id])
             }
@@ -133,6 +139,38 @@ struct PostgresQueueTests {
             let error = await #expect(throws: CourierError.self) { try await Self.withStore(url) { _ in } }
             #expect(error?.kind == .queueStorage)
             #expect(error?.message.contains("newer Courier") == true)
+        }
+    }
+
+    @Test func tablesOfTheFirstFormatAreMigratedAndTheirRecordsKept() async throws {
+        try await withServerAndPostgres { server, _, url in
+            let written = try await Self.withStore(url) { store in
+                // The tables as the first format made them.
+                _ = try await store.run("DROP TABLE courier_queue", action: "changed")
+                _ = try await store.run("DROP FUNCTION courier_queue_notify()", action: "changed")
+                for statement in PostgresQueueStore.migrations[0] { _ = try await store.run(PostgresQuery(unsafeSQL: statement), action: "changed") }
+                _ = try await store.run("UPDATE courier_queue_schema SET version = 1", action: "changed")
+                let request = QueuedRequest(method: .post, url: server.url("/idempotent/first-format"))
+                return try await store.insert(request, id: "first-format", now: Date(), expiresAt: nil, maximumRecords: 10)
+            }
+            let (indexes, triggers) = try await Self.withStore(url) { store in
+                let versions = try await store.run("SELECT version FROM courier_queue_schema", action: "read").map { try $0.decode(Int.self) }
+                #expect(versions == [PostgresQueueStore.schemaVersion])
+                let indexes = try await store.run("SELECT indexname FROM pg_indexes WHERE tablename = 'courier_queue'", action: "read")
+                let triggers = try await store.run(
+                    "SELECT tgname FROM pg_trigger WHERE tgrelid = 'courier_queue'::regclass AND NOT tgisinternal ORDER BY tgname", action: "read"
+                )
+                return (try indexes.map { try $0.decode(String.self) }, try triggers.map { try $0.decode(String.self) })
+            }
+            #expect(indexes.contains("courier_queue_due"))
+            #expect(triggers == ["courier_queue_moved", "courier_queue_written"])
+            let record = try await CourierClient.withClient { client in
+                let queue = try await client.openQueue(QueueWorkerScenarios.configuration(.postgres(url)))
+                let record = try await DurableRequestHandle(record: written, queue: queue).outcome()
+                await queue.close()
+                return record
+            }
+            #expect(record.state == .delivered)
         }
     }
 

@@ -3,6 +3,9 @@ import Foundation
 /// Command-line options of the harness.
 struct Options {
     var requests = 5_000
+    /// Workers the queue soak kills, and how many run at once.
+    var kills = 100
+    var workers = 4
     var rounds = 5
     var concurrencies = [1, 16]
     /// Run only the contenders each of these selects: a name that contains the text, or,
@@ -28,6 +31,8 @@ struct Options {
             switch arguments[index] {
             case "--requests": requests = Int(value) ?? requests; index += 1
             case "--rounds": rounds = Int(value) ?? rounds; index += 1
+            case "--kills": kills = Int(value) ?? kills; index += 1
+            case "--workers": workers = max(1, Int(value) ?? workers); index += 1
             case "--concurrency": concurrencies = value.split(separator: ",").compactMap { Int($0) }; index += 1
             case "--only": only = value.split(separator: ",").map(String.init); index += 1
             case "--size-mib": megabytes = Int(value) ?? megabytes; index += 1

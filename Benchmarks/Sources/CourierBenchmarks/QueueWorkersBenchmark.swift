@@ -13,6 +13,8 @@ struct QueueWorkersBenchmark {
     let server: ServerProcess
     let records: Int
     let rounds: Int
+    /// Which contenders run (`--only`); the enqueue timings run whenever the first does.
+    var selects: (String) -> Bool = { _ in true }
 
     /// A way of delivering: how many workers, and how many records each sends at once
     /// (`nil`: the default of ``QueueConfiguration/maximumConcurrentDeliveries``).
@@ -37,12 +39,13 @@ struct QueueWorkersBenchmark {
         var outside: [Double] = []
         var sqlite: [Double] = []
         for round in 0...rounds {
-            for (index, contender) in Self.contenders.enumerated() {
+            for (index, contender) in Self.contenders.enumerated() where selects(contender.name) {
                 let database = "deliver_\(round)_\(index)"
                 try cluster.createDatabase(database)
                 let rate = try await deliver(contender, url: url(cluster, database), round: round)
                 if round > 0 { rates[contender.name, default: []].append(rate) }
             }
+            guard selects(Self.contenders[0].name) else { continue }
             let database = "enqueue_\(round)"
             try cluster.createDatabase(database)
             let (transaction, plain) = try await enqueueTimes(cluster: cluster, database: database)
@@ -56,11 +59,12 @@ struct QueueWorkersBenchmark {
         print("\nDurable queue in PostgreSQL, \(records) unordered POSTs answered in 20 ms, medians of \(rounds) rounds:")
         let base = median(rates[Self.contenders[0].name] ?? [])
         let limitedBase = median(rates[Self.contenders[2].name] ?? [])
-        for (index, contender) in Self.contenders.enumerated() {
+        for (index, contender) in Self.contenders.enumerated() where rates[contender.name] != nil {
             let rate = median(rates[contender.name] ?? [])
             let ratio = rate / (index < 2 ? base : limitedBase)
             print("  \(contender.name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(String(format: "%6.0f", rate)) records/s (\(String(format: "%.2f", ratio))×)")
         }
+        guard !inTransaction.isEmpty else { return }
         print("  enqueue inside an application transaction: \(String(format: "%.0f", median(inTransaction))) µs median")
         print("  enqueue on its own (PostgreSQL):           \(String(format: "%.0f", median(outside))) µs median")
         print("  enqueue on its own (SQLite, for reference): \(String(format: "%.0f", median(sqlite))) µs median")

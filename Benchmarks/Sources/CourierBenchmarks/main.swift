@@ -6,10 +6,13 @@ import Foundation
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
 //   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
 //   courier-bench --queue-workers [--requests N] [--rounds R]   (the queue in PostgreSQL, several workers)
+//   courier-bench --queue-soak [--requests N] [--kills K] [--workers W] [--sqlite]
+//                  (worker processes killed at random while they deliver; checks nothing is lost)
 //   courier-bench --cache [--rounds R]
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
+//   courier-bench --queue-soak-worker STORAGE  (internal: a soak's worker process)
 //
 // The server runs in a child process so that the CPU time measured here is the client's own.
 
@@ -20,8 +23,14 @@ if arguments.contains("--serve") {
     try await FileServer.serve(folder: arguments[flag + 1])
 } else if let flag = arguments.firstIndex(of: "--cache-memory-child"), flag + 2 < arguments.count {
     try await CacheBenchmark.storeResponses(port: Int(arguments[flag + 1]) ?? 0, count: Int(arguments[flag + 2]) ?? 0)
+} else if let flag = arguments.firstIndex(of: QueueSoak.workerFlag), flag + 1 < arguments.count {
+    try await QueueSoak.work(storage: arguments[flag + 1])
 } else {
     let options = Options(arguments)
+    if arguments.contains("--queue-soak") {
+        let soak = QueueSoak(records: options.requests, kills: options.kills, workers: options.workers, usesSQLite: arguments.contains("--sqlite"))
+        exit(try await soak.run() ? 0 : 1)
+    }
     if arguments.contains("--priorities") {
         try await PriorityOrderBenchmark(count: 1_000).run()
         exit(0)
@@ -37,7 +46,9 @@ if arguments.contains("--serve") {
     let server = try ServerProcess.launch()
     defer { server.stop() }
     if arguments.contains("--queue-workers") {
-        try await QueueWorkersBenchmark(server: server, records: min(options.requests, 2_000), rounds: options.rounds).run()
+        var benchmark = QueueWorkersBenchmark(server: server, records: min(options.requests, 2_000), rounds: options.rounds)
+        benchmark.selects = options.selects
+        try await benchmark.run()
     } else if arguments.contains("--queue") {
         try await QueueBenchmark(server: server, requests: min(options.requests, 1_000), rounds: options.rounds).run()
     } else if arguments.contains("--cache") {

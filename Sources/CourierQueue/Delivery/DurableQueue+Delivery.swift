@@ -2,11 +2,21 @@ import Courier
 import Foundation
 import Logging
 
-/// Counts planning rounds, so that a caller can wait for a round that started after its change.
+/// Counts rounds, so that a caller can wait for a round that started after its change.
+///
+/// A round either plans over every record waiting or in flight (expiry, probes, when to look
+/// again), or only claims what is due into the free delivery slots: one statement, whatever
+/// the queue's size. Claiming is what a finished delivery or another worker's change needs;
+/// planning is left to the start, the timer, and at most one a ``QueuePlanner/watchInterval``
+/// while the worker delivers or other workers change the records.
 struct Rounds {
     var requested = 0
     var done = 0
     var running = false
+    /// Whether a request since the last round asked for a whole plan.
+    var planRequested = false
+    /// Holders the last plan found gone, whose records claims take over before their leases end.
+    var goneHolders: [String] = []
     var waiters: [(round: Int, continuation: CheckedContinuation<Void, Never>)] = []
 }
 
@@ -24,7 +34,7 @@ extension DurableQueue {
         changeWatch = Task { [weak self] in
             for await _ in changes {
                 guard let self else { return }
-                await self.planRound()
+                await self.otherWorkerChanged()
             }
         }
         leaseRenewal = Task { [weak self, interval = configuration.leaseDuration / 3, clock = configuration.clock] in
@@ -47,10 +57,31 @@ extension DurableQueue {
         }
     }
 
-    /// Plans and starts what is due; returns once a round that began after the call has ended.
+    /// Another worker enqueued, settled or released records: what is due is claimed now, and
+    /// a whole plan (for the records' expiry and retry times) follows within a
+    /// ``QueuePlanner/watchInterval``.
+    private func otherWorkerChanged() async {
+        guard !closed else { return }
+        wake(noLaterThan: configuration.now().addingTimeInterval(QueuePlanner.watchInterval))
+        await claimRound()
+    }
+
+    /// Plans over every record and starts what is due; returns once a round that began after
+    /// the call has ended.
     func planRound() async {
+        await requestRound(planning: true)
+    }
+
+    /// Claims and starts what is due, up to the free delivery slots; returns once a round
+    /// that began after the call has ended.
+    func claimRound() async {
+        await requestRound(planning: false)
+    }
+
+    private func requestRound(planning: Bool) async {
         guard !closed else { return }
         rounds.requested += 1
+        if planning { rounds.planRequested = true }
         let ticket = rounds.requested
         guard !rounds.running else {
             await withCheckedContinuation { rounds.waiters.append((ticket, $0)) }
@@ -60,7 +91,13 @@ extension DurableQueue {
         // Each pass serves every request made before it began; at most a few passes run.
         for _ in 0..<64 where rounds.done < rounds.requested && !closed {
             let target = rounds.requested
-            await round()
+            let planning = rounds.planRequested
+            rounds.planRequested = false
+            if planning {
+                await round()
+            } else {
+                await claimDue(now: configuration.now())
+            }
             rounds.done = target
             let ready = rounds.waiters.filter { $0.round <= target }
             rounds.waiters.removeAll { $0.round <= target }
@@ -103,34 +140,64 @@ extension DurableQueue {
                 await self?.probeEnded(origin: origin, reachable: reachable)
             }
         }
-        let free = configuration.maximumConcurrentDeliveries - deliveries.count
-        let candidates = plan.send.filter { deliveries[$0] == nil }
-        if free > 0, !candidates.isEmpty, !closed {
-            let lease = QueueLease(holder: worker, expiresAt: now.addingTimeInterval(configuration.leaseDuration.timeInterval))
-            do {
-                let claimed = try await store.claim(candidates, limit: free, lease: lease, goneHolders: plan.goneHolders, now: now)
-                for record in claimed where deliveries[record.id] == nil {
-                    deliveries[record.id] = Task { [weak self] in await self?.deliver(record) }
-                }
-            } catch {
-                client.configuration.logger.error("courier queue: \(error)")
-                schedule(at: now.addingTimeInterval(1))
-                return
-            }
-        }
+        rounds.goneHolders = plan.goneHolders
+        if !plan.send.isEmpty, !(await claimDue(now: now)) { return }
         schedule(at: plan.wakeAt)
+    }
+
+    /// Claims what is due into the free delivery slots and starts sending it; `false` when the
+    /// storage failed (logged, and a plan set for a second later).
+    @discardableResult
+    private func claimDue(now: Date) async -> Bool {
+        let free = configuration.maximumConcurrentDeliveries - deliveries.count
+        guard free > 0, !closed else { return true }
+        let lease = QueueLease(holder: worker, expiresAt: now.addingTimeInterval(configuration.leaseDuration.timeInterval))
+        do {
+            let claimed = try await store.claim(
+                limit: free, lease: lease, now: now, goneHolders: rounds.goneHolders, sending: Array(deliveries.keys),
+                skippingOrigins: Array(unreachable.keys)
+            )
+            for record in claimed where deliveries[record.id] == nil {
+                deliveries[record.id] = Task { [weak self] in await self?.deliver(record) }
+            }
+            // While it delivers, the worker still plans now and then: the depth and age
+            // metrics stay current, and expiry and probes are not left to the timer alone.
+            if !claimed.isEmpty { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
+            return true
+        } catch {
+            client.configuration.logger.error("courier queue: \(error)")
+            schedule(at: now.addingTimeInterval(1))
+            return false
+        }
+    }
+
+    /// Plans again at `date` unless a plan is due before it.
+    func wake(noLaterThan date: Date?) {
+        guard let date else { return }
+        if let timerAt, timerAt <= date, timer != nil { return }
+        schedule(at: date)
     }
 
     /// Plans again at `date`, replacing the previous timer.
     private func schedule(at date: Date?) {
         timer?.cancel()
+        timer = nil
+        timerAt = date
         guard let date, !closed else { return }
         let delay = QueuePlanner.delay(until: date, now: configuration.now())
         let clock = configuration.clock
         timer = Task { [weak self] in
             do { try await clock.sleep(for: delay) } catch { return }
-            await self?.planRound()
+            await self?.timerFired(at: date)
         }
+    }
+
+    private func timerFired(at date: Date) async {
+        if timerAt == date {
+            timer = nil
+            timerAt = nil
+        }
+        await planRound()
     }
 
     private func probeEnded(origin: String, reachable: Bool) async {
@@ -157,7 +224,7 @@ extension DurableQueue {
             guard credentials.missing.isEmpty, !closed else {
                 if closed {
                     _ = try await store.settle(
-                        id: id, holder: worker, state: .pending, outcome: nil, nextAttemptAt: configuration.now(), countsAttempt: false
+                        record, holder: worker, state: .pending, outcome: nil, nextAttemptAt: configuration.now(), countsAttempt: false
                     )
                 } else {
                     try await waitForCredentials(record, missing: credentials.missing, sourceFailure: sourceFailure)
@@ -186,7 +253,7 @@ extension DurableQueue {
             client.configuration.logger.error("courier queue: \(error)")
         }
         deliveries[id] = nil
-        await planRound()
+        await claimRound()
     }
 
     /// Records the attempt's result: final, or pending again with its next attempt time.
@@ -194,7 +261,7 @@ extension DurableQueue {
         let now = configuration.now()
         if response == nil && (closed || failure?.kind == .cancelled) {
             // Stopped, not failed: the next queue opened on the database sends it again.
-            _ = try await store.settle(id: record.id, holder: worker, state: .pending, outcome: nil, nextAttemptAt: now, countsAttempt: true)
+            _ = try await store.settle(record, holder: worker, state: .pending, outcome: nil, nextAttemptAt: now, countsAttempt: true)
             return
         }
         let decision = QueueDecision.decide(
@@ -214,6 +281,7 @@ extension DurableQueue {
         case .retry(let wait), .unreachable(let wait):
             let next = now.addingTimeInterval(wait.timeInterval)
             guard let updated = try await finish(record, .pending, outcome, nextAttemptAt: next) else { return }
+            wake(noLaterThan: next)
             if case .unreachable = decision {
                 let failures = (unreachable[record.request.origin]?.failures ?? 0) + 1
                 unreachable[record.request.origin] = (next, failures)
@@ -227,7 +295,7 @@ extension DurableQueue {
     private func finish(
         _ record: QueueRecord, _ state: QueueRecord.State, _ outcome: QueueOutcome?, nextAttemptAt: Date? = nil
     ) async throws(CourierError) -> QueueRecord? {
-        let updated = try await settleSurvivingOutages(record.id, state, outcome, nextAttemptAt: nextAttemptAt)
+        let updated = try await settleSurvivingOutages(record, state, outcome, nextAttemptAt: nextAttemptAt)
         if updated == nil {
             client.configuration.logger.warning(
                 "courier queue: the lease on \(record.id) ended before its attempt did; another worker sends it",
@@ -237,11 +305,11 @@ extension DurableQueue {
         return updated
     }
 
-    /// Settles the record `id`, trying again while the storage fails (a database restarting, a
+    /// Settles `record`, trying again while the storage fails (a database restarting, a
     /// connection lost) for up to about half a lease: the attempt's result is in hand, and a
     /// record left in flight would be sent again once its lease ended.
     private func settleSurvivingOutages(
-        _ id: String, _ state: QueueRecord.State, _ outcome: QueueOutcome?, nextAttemptAt: Date?
+        _ record: QueueRecord, _ state: QueueRecord.State, _ outcome: QueueOutcome?, nextAttemptAt: Date?
     ) async throws(CourierError) -> QueueRecord? {
         let clock = configuration.clock
         let patience = configuration.leaseDuration / 2
@@ -249,12 +317,13 @@ extension DurableQueue {
         var pause = Duration.milliseconds(100)
         while true {
             do {
-                return try await store.settle(id: id, holder: worker, state: state, outcome: outcome, nextAttemptAt: nextAttemptAt, countsAttempt: true)
+                return try await store.settle(record, holder: worker, state: state, outcome: outcome, nextAttemptAt: nextAttemptAt, countsAttempt: true)
             } catch  where error.kind == .queueStorage && waited < patience && !closed {
                 client.configuration.logger.warning(
-                    "courier queue: the result of \(id) could not be recorded yet: \(error.message)", metadata: ["courier.queue.record": "\(id)"]
+                    "courier queue: the result of \(record.id) could not be recorded yet: \(error.message)",
+                    metadata: ["courier.queue.record": "\(record.id)"]
                 )
-                do { try await clock.sleep(for: pause) } catch { throw CourierError(.cancelled, "Recording the result of \(id) was cancelled.") }
+                do { try await clock.sleep(for: pause) } catch { throw CourierError(.cancelled, "Recording the result of \(record.id) was cancelled.") }
                 waited += pause
                 pause = min(pause * 2, .seconds(2))
             }

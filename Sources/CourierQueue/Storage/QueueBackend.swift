@@ -24,20 +24,29 @@ package protocol QueueBackend: Sendable {
     /// The record with `id`, if there is one.
     func record(id: String) async throws(CourierError) -> QueueRecord?
 
-    /// Claims, in queue order, at most `limit` of the `candidates` that can be sent now, and
-    /// counts an attempt for each: pending records that are due, and records in flight whose
-    /// lease has ended or whose holder is in `goneHolders`. An ordered record is claimed only
-    /// while no earlier ordered record for its origin waits or is in flight. Records another
-    /// worker is claiming at the same moment are skipped, not waited for.
-    func claim(_ candidates: [String], limit: Int, lease: QueueLease, goneHolders: [String], now: Date) async throws(CourierError) -> [QueueRecord]
+    /// How many records wait or are in flight.
+    func activeCount() async throws(CourierError) -> Int
+
+    /// Claims for `lease`'s holder, in queue order, at most `limit` records that can be sent
+    /// now, and counts an attempt for each: pending records that are due, and records in
+    /// flight whose lease has ended, whose holder is in `goneHolders`, or whose holder is
+    /// `lease`'s own but that are not in `sending` (their result could not be recorded).
+    /// Passes over records whose maximum age has passed (they are for
+    /// ``expire(id:now:goneHolders:)``) and records for `skippingOrigins`. An ordered record
+    /// is claimed only while no earlier ordered record for its origin waits or is in flight.
+    /// Records another worker is claiming at the same moment are skipped, not waited for.
+    func claim(
+        limit: Int, lease: QueueLease, now: Date, goneHolders: [String], sending: [String], skippingOrigins: [String]
+    ) async throws(CourierError) -> [QueueRecord]
     /// Moves the leases `holder` has on `ids` on to `expiresAt`.
     func renew(_ ids: [String], holder: String, expiresAt: Date) async throws(CourierError)
-    /// Ends `holder`'s lease on the record `id`, leaving it in `state` with `outcome` (when
-    /// given), due at `nextAttemptAt` when it is pending; `countsAttempt: false` takes back the
-    /// attempt its claim counted. `nil` when `holder` no longer holds the record: its lease
-    /// ended and another worker claimed it.
+    /// Ends `holder`'s lease on `record` (as its claim returned it), leaving it in `state`
+    /// with `outcome` (when given), due at `nextAttemptAt` when it is pending; `countsAttempt:
+    /// false` takes back the attempt its claim counted. Returns the record as it is now, without
+    /// reading its request again; `nil` when `holder` no longer holds the record: its lease ended
+    /// and another worker claimed it.
     func settle(
-        id: String, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
+        _ record: QueueRecord, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
     ) async throws(CourierError) -> QueueRecord?
     /// Marks the record `id` expired when its maximum age has passed at `now` and it is
     /// pending, or in flight under a lease that ended or a holder in `goneHolders`.
@@ -76,5 +85,19 @@ extension QueueBackend {
             "The queue at \(location) already holds \(maximumRecords) records waiting for delivery; wait for them to be delivered, drop some, or raise QueueConfiguration.maximumRecords.",
             url: url
         )
+    }
+}
+
+extension QueueRecord {
+    /// The record once a settle left it in `state` with `attempts` and `nextAttemptAt`, the
+    /// storage's values: its outcome replaced when one is given, and no lease.
+    package func settled(_ state: State, outcome: QueueOutcome?, attempts: Int, nextAttemptAt: Date) -> QueueRecord {
+        var record = self
+        record.state = state
+        record.outcome = outcome ?? self.outcome
+        record.attempts = attempts
+        record.nextAttemptAt = nextAttemptAt
+        record.lease = nil
+        return record
     }
 }

@@ -55,29 +55,43 @@ extension SQLiteQueueStore {
         try await records("SELECT * FROM courier_queue WHERE id = ?", [.text(id)], action: "read").first
     }
 
+    func activeCount() async throws(CourierError) -> Int {
+        let rows = try await run("SELECT count(*) FROM courier_queue WHERE state IN ('pending', 'in-flight')", action: "read")
+        return rows.first?.columns.first?.data.integer ?? 0
+    }
+
     /// SQLite lets one writer in at a time, so the statement sees no claim half made.
-    func claim(_ candidates: [String], limit: Int, lease: QueueLease, goneHolders: [String], now: Date) async throws(CourierError) -> [QueueRecord] {
-        guard !candidates.isEmpty, limit > 0 else { return [] }
+    func claim(
+        limit: Int, lease: QueueLease, now: Date, goneHolders: [String], sending: [String], skippingOrigins: [String]
+    ) async throws(CourierError) -> [QueueRecord] {
+        guard limit > 0 else { return [] }
         let sql = """
             UPDATE courier_queue SET state = 'in-flight', attempts = attempts + 1, lease_holder = ?, lease_expires_at = ?
             WHERE sequence IN (
-                SELECT q.sequence FROM courier_queue AS q
-                WHERE q.id IN (SELECT value FROM json_each(?))
+                SELECT q.sequence FROM courier_queue AS q INDEXED BY courier_queue_due
+                WHERE q.state IN ('pending', 'in-flight')
                 AND ((q.state = 'pending' AND q.next_attempt_at <= ?) OR \(SQLiteQueueStore.reclaimable("q")))
-                AND (q.is_ordered = 0 OR NOT EXISTS (
-                    SELECT 1 FROM courier_queue AS e
-                    WHERE e.origin = q.origin AND e.is_ordered = 1 AND e.sequence < q.sequence AND e.state IN ('pending', 'in-flight')
-                ))
+                AND q.id NOT IN (SELECT value FROM json_each(?))
+                AND (q.expires_at IS NULL OR q.expires_at > ?)
+                AND q.origin NOT IN (SELECT value FROM json_each(?))
+                AND (q.is_ordered = 0 OR q.sequence IN (\(SQLiteQueueStore.orderedHeads)))
                 ORDER BY q.sequence LIMIT ?
             )
             RETURNING *
             """
+        let moment = SQLiteData.float(now.timeIntervalSince1970)
         let binds: [SQLiteData] = [
-            .text(lease.holder), .float(lease.expiresAt.timeIntervalSince1970), try json(candidates),
-            .float(now.timeIntervalSince1970), .float(now.timeIntervalSince1970), try json(goneHolders), .integer(limit),
+            .text(lease.holder), .float(lease.expiresAt.timeIntervalSince1970), moment, moment, try json(goneHolders + [lease.holder]),
+            try json(sending), moment, try json(skippingOrigins), .integer(limit),
         ]
         return try await records(sql, binds, action: "updated").sorted { $0.sequence < $1.sequence }
     }
+
+    /// The sequence numbers of each origin's oldest ordered record waiting or in flight: the
+    /// only ordered records that may leave. Computed once per statement, not once per row.
+    static let orderedHeads = """
+        SELECT min(e.sequence) FROM courier_queue AS e WHERE e.is_ordered = 1 AND e.state IN ('pending', 'in-flight') GROUP BY e.origin
+        """
 
     /// Whether the record `table` is in flight under a lease that ended (or none, as a
     /// database from before leases has), or held by a gone worker; binds `now` and the gone
@@ -99,19 +113,23 @@ extension SQLiteQueueStore {
     }
 
     func settle(
-        id: String, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
+        _ record: QueueRecord, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
     ) async throws(CourierError) -> QueueRecord? {
         let sql = """
             UPDATE courier_queue SET state = ?, outcome = coalesce(?, outcome), next_attempt_at = coalesce(?, next_attempt_at),
             attempts = attempts - ?, lease_holder = NULL, lease_expires_at = NULL
-            WHERE id = ? AND state = 'in-flight' AND lease_holder = ? RETURNING *
+            WHERE id = ? AND state = 'in-flight' AND lease_holder = ? RETURNING attempts, next_attempt_at
             """
         let encoded: SQLiteData = if let outcome { try encode(outcome) } else { .null }
         let binds: [SQLiteData] = [
             .text(state.rawValue), encoded, nextAttemptAt.map { .float($0.timeIntervalSince1970) } ?? .null,
-            .integer(countsAttempt ? 0 : 1), .text(id), .text(holder),
+            .integer(countsAttempt ? 0 : 1), .text(record.id), .text(holder),
         ]
-        return try await records(sql, binds, action: "updated").first
+        guard let row = try await run(sql, binds, action: "updated").first else { return nil }
+        guard let attempts = SQLiteQueueStore.wholeNumber(row.column("attempts")), let next = row.column("next_attempt_at")?.double else {
+            throw CourierError(.queueStorage, "The record \(record.id) in the queue database at \(path) has a missing or malformed column; move the file aside to start an empty queue.")
+        }
+        return record.settled(state, outcome: outcome, attempts: Int(attempts), nextAttemptAt: Date(timeIntervalSince1970: next))
     }
 
     func expire(id: String, now: Date, goneHolders: [String]) async throws(CourierError) -> QueueRecord? {

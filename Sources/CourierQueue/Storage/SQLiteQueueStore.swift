@@ -243,7 +243,8 @@ actor SQLiteQueueStore: QueueBackend {
     static var schemaVersion: Int { migrations.count }
 
     /// The statements that bring a database from each format to the next: step `n` makes
-    /// format `n + 1`. Format 2 added leases, so that several workers share a file.
+    /// format `n + 1`. Format 2 added leases, so that several workers share a file; format 3, an
+    /// index of the waiting records in queue order.
     static let migrations: [[String]] = [
         [
             """
@@ -268,5 +269,7 @@ actor SQLiteQueueStore: QueueBackend {
             "ALTER TABLE courier_queue ADD COLUMN lease_expires_at REAL",
             "CREATE INDEX IF NOT EXISTS courier_queue_active ON courier_queue (state, origin, sequence)",
         ],
+        // Format 3: claims read the waiting records in queue order, stopping at the first few due.
+        ["CREATE INDEX IF NOT EXISTS courier_queue_due ON courier_queue (sequence) WHERE state IN ('pending', 'in-flight')"],
     ]
 }

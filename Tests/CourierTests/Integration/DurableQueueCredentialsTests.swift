@@ -84,8 +84,9 @@ struct DurableQueueCredentialsTests {
                 let id = try await withQueue(path: path, client: bearerConfiguration(token, for: url), configure: { $0.deliversOnOpen = false }) { queue in
                     try await queue.enqueue(Self.note(to: url)).id
                 }
-                // A client without credentials and a queue without a source.
-                let waited = try await withQueue(path: path) { queue in
+                // A client without credentials and a queue without a source, which looks again
+                // only after a minute: the record is seen waiting, not between two turns.
+                let waited = try await withQueue(path: path, configure: { $0.retryPolicy.maximumDelay = .seconds(60) }) { queue in
                     let events = await queue.events()
                     #expect(try await queue.run(deadline: .seconds(30)) == false)
                     var missing: [String]?

@@ -111,7 +111,7 @@ struct DurableQueueStoreTests {
                     // flight under a lease that has not ended, held by a process that is gone.
                     let holder = "\(QueueWorker.hostName)/\(try exitedProcessID())/dead"
                     let lease = QueueLease(holder: holder, expiresAt: Date().addingTimeInterval(3600))
-                    let claimed = try await queue.store.claim([record.id], limit: 1, lease: lease, goneHolders: [], now: Date())
+                    let claimed = try await queue.store.claim(limit: 1, lease: lease, now: Date(), goneHolders: [], sending: [], skippingOrigins: [])
                     #expect(claimed.map(\.id) == [record.id])
                     #expect(try await queue.record(id: record.id)?.state == .inFlight)
                     #expect(try await queue.record(id: record.id)?.lease?.holder == holder)

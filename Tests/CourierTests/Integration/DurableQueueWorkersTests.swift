@@ -22,11 +22,17 @@ struct DurableQueueWorkersTests {
             try await withQueueFolder { path in
                 try await QueueWorkerScenarios.aLeaseIsWaitedOutThenTakenOver(.sqlite(path: path), server: server) { id, lease in
                     let store = try await SQLiteQueueStore.open(path: path, logger: Logger(label: "courier.test.queue"))
-                    let claimed = try await store.claim([id], limit: 1, lease: lease, goneHolders: [], now: Date())
+                    let claimed = try await store.claim(limit: 1, lease: lease, now: Date(), goneHolders: [], sending: [], skippingOrigins: [])
                     await store.close()
                     #expect(claimed.map(\.id) == [id])
                 }
             }
+        }
+    }
+
+    @Test func aClaimTakesOnlyWhatMayLeaveNow() async throws {
+        try await withQueueFolder { path in
+            try await QueueWorkerScenarios.aClaimTakesOnlyWhatMayLeaveNow(.sqlite(path: path))
         }
     }
 
@@ -41,7 +47,7 @@ struct DurableQueueWorkersTests {
                 request.idempotencyKey = key
                 let written = try await store.insert(request, id: "old-record", now: Date(), expiresAt: nil, maximumRecords: 10)
                 for statement in [
-                    "DROP INDEX courier_queue_active", "ALTER TABLE courier_queue DROP COLUMN lease_holder",
+                    "DROP INDEX courier_queue_active", "DROP INDEX courier_queue_due", "ALTER TABLE courier_queue DROP COLUMN lease_holder",
                     "ALTER TABLE courier_queue DROP COLUMN lease_expires_at", "UPDATE courier_queue SET state = 'in-flight', attempts = 1",
                     "PRAGMA user_version=1",
                 ] {

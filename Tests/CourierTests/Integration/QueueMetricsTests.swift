@@ -9,16 +9,19 @@ import Testing
 /// The durable queue's events and depth, recorded through swift-metrics.
 @Suite("Metrics: the durable queue")
 struct QueueMetricsTests {
-    @Test func eachEventIsCountedByKindAndTheDepthIsRecordedEachRound() async throws {
+    @Test func eachEventIsCountedByKindAndTheDepthIsRecordedWhenTheQueuePlans() async throws {
         let metrics = TestMetrics()
         try await withMetricsFactory(metrics) {
             try await withServer { server in
                 try await withQueueFolder { path in
-                    try await withQueue(path: path) { queue in
+                    try await withQueue(path: path, configure: { $0.deliversOnOpen = false }) { queue in
                         let post = { (path: String) in CourierRequest<Void>(method: .post, path: server.url(path).absoluteString) }
-                        let delivered = try await queue.enqueue(post("/idempotent/metrics")).outcome()
+                        // Waiting when delivery starts, so that the first plan counts it.
+                        let waiting = try await queue.enqueue(post("/idempotent/metrics"))
+                        #expect(try await queue.run(deadline: .seconds(60)))
+                        let delivered = try await queue.record(id: waiting.id)
                         let failed = try await queue.enqueue(post("/status/404")).outcome()
-                        #expect(delivered.state == .delivered && failed.state == .failed)
+                        #expect(delivered?.state == .delivered && failed.state == .failed)
                     }
                 }
             }

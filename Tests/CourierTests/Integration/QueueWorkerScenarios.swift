@@ -1,8 +1,10 @@
 import Courier
-import CourierQueue
 import CourierTesting
 import Foundation
+import Logging
 import Testing
+
+@testable import CourierQueue
 
 /// Scenarios of several workers on one queue storage, run against each storage: the SQLite
 /// file here, PostgreSQL in CourierQueuePostgresTests (which links this file).
@@ -100,6 +102,48 @@ enum QueueWorkerScenarios {
             #expect(after?.state == .delivered)
             #expect(after?.attempts == 2)
             #expect(server.ledger.entries[record.request.idempotencyKey]?.applied == 1)
+        }
+    }
+
+    /// A claim takes, in queue order, what is due and may leave now: not an ordered record
+    /// behind an earlier one for its origin, an expired record, a record not yet due, one for a
+    /// skipped origin, nor one in flight under another worker's live lease; it takes back the
+    /// claimer's own records it no longer sends, and those of holders it knows are gone.
+    static func aClaimTakesOnlyWhatMayLeaveNow(_ storage: QueueStorage) async throws {
+        let store = try await storage.open(Logger(label: "courier.test.queue"))
+        do {
+            let now = Date()
+            func insert(_ name: String, ordered: Bool = true, origin: String = "a", at: Date = now, expiresAt: Date? = nil) async throws -> String {
+                let request = QueuedRequest(method: .post, url: URL(string: "https://\(origin).example/\(name)")!, isOrdered: ordered)
+                return try await store.insert(request, id: name, now: at, expiresAt: expiresAt, maximumRecords: 100).id
+            }
+            let first = try await insert("first")
+            _ = try await insert("behind-first")
+            _ = try await insert("expired", ordered: false, origin: "b", expiresAt: now.addingTimeInterval(-1))
+            _ = try await insert("skipped", ordered: false, origin: "c")
+            _ = try await insert("later", ordered: false, origin: "b", at: now.addingTimeInterval(600))
+            let free = try await insert("free", ordered: false, origin: "b")
+            let skipped = QueuedRequest(method: .post, url: URL(string: "https://c.example/")!).origin
+            func claim(_ holder: String, at moment: Date = now, gone: [String] = [], sending: [String] = []) async throws -> [String] {
+                let lease = QueueLease(holder: holder, expiresAt: moment.addingTimeInterval(30))
+                return try await store.claim(
+                    limit: 10, lease: lease, now: moment, goneHolders: gone, sending: sending, skippingOrigins: [skipped]
+                ).map(\.id)
+            }
+            #expect(try await claim("one") == [first, free])
+            #expect(try await claim("two") == [])
+            // "one" sends only the first; the other is taken back, its attempt counted.
+            #expect(try await claim("one", sending: [first]) == [free])
+            #expect(try await store.record(id: free)?.attempts == 2)
+            #expect(try await claim("two", gone: ["one"]) == [first, free])
+            #expect(try await store.record(id: first)?.lease?.holder == "two")
+            #expect(try await store.activeCount() == 6)
+            // Past the leases and the later record's time: every lease has ended.
+            #expect(try await claim("three", at: now.addingTimeInterval(900)) == [first, "later", free])
+            await store.close()
+        } catch {
+            await store.close()
+            throw error
         }
     }
 }

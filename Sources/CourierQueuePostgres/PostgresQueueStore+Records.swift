@@ -73,33 +73,17 @@ extension PostgresQueueStore {
     /// Rows another worker is claiming at this moment are locked: `SKIP LOCKED` passes over
     /// them instead of waiting, and the claim takes the next ones. The waiting records are
     /// read in queue order through `courier_queue_due`, up to the first `limit` that may leave;
-    /// each origin's oldest ordered record is found once per statement.
+    /// each origin's oldest ordered record is found once per statement (``ClaimStatement``).
     func claim(
         limit: Int, lease: QueueLease, now: Date, goneHolders: [String], sending: [String], skippingOrigins: [String]
     ) async throws(CourierError) -> [QueueRecord] {
         guard limit > 0 else { return [] }
-        let moment = now.timeIntervalSince1970
-        let reclaimed = goneHolders + [lease.holder]
-        let query: PostgresQuery = """
-            UPDATE courier_queue SET state = 'in-flight', attempts = attempts + 1, lease_holder = \(lease.holder),
-                lease_expires_at = \(lease.expiresAt.timeIntervalSince1970)
-            WHERE sequence IN (
-                SELECT q.sequence FROM courier_queue AS q
-                WHERE q.state IN ('pending', 'in-flight')
-                AND ((q.state = 'pending' AND q.next_attempt_at <= \(moment))
-                    OR (q.state = 'in-flight' AND (q.lease_expires_at IS NULL OR q.lease_expires_at <= \(moment) OR q.lease_holder = ANY(\(reclaimed)))))
-                AND NOT (q.id = ANY(\(sending)))
-                AND (q.expires_at IS NULL OR q.expires_at > \(moment))
-                AND NOT (q.origin = ANY(\(skippingOrigins)))
-                AND (NOT q.is_ordered OR q.sequence IN (
-                    SELECT min(e.sequence) FROM courier_queue AS e WHERE e.is_ordered AND e.state IN ('pending', 'in-flight') GROUP BY e.origin
-                ))
-                ORDER BY q.sequence LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED
-            )
-            RETURNING *
-            """
-        return try await records(query, action: "updated").sorted { $0.sequence < $1.sequence }
+        let statement = ClaimStatement(
+            lease: lease, now: now, reclaimed: goneHolders + [lease.holder], sending: sending, skippingOrigins: skippingOrigins, limit: limit
+        )
+        var claimed: [QueueRecord] = []
+        for row in try await run(statement, action: "updated") { claimed.append(try decode(row)) }
+        return claimed.sorted { $0.sequence < $1.sequence }
     }
 
     func renew(_ ids: [String], holder: String, expiresAt: Date) async throws(CourierError) {
@@ -114,15 +98,11 @@ extension PostgresQueueStore {
     func settle(
         _ record: QueueRecord, holder: String, state: QueueRecord.State, outcome: QueueOutcome?, nextAttemptAt: Date?, countsAttempt: Bool
     ) async throws(CourierError) -> QueueRecord? {
-        let encoded = try outcome.map { (outcome) throws(CourierError) in try encode(outcome) }
-        let next = nextAttemptAt?.timeIntervalSince1970
-        let taken = countsAttempt ? 0 : 1
-        let query: PostgresQuery = """
-            UPDATE courier_queue SET state = \(state.rawValue), outcome = coalesce(\(encoded), outcome),
-                next_attempt_at = coalesce(\(next), next_attempt_at), attempts = attempts - \(taken), lease_holder = NULL, lease_expires_at = NULL
-            WHERE id = \(record.id) AND state = 'in-flight' AND lease_holder = \(holder) RETURNING attempts, next_attempt_at
-            """
-        guard let row = try await run(query, action: "updated").first else { return nil }
+        let statement = SettleStatement(
+            id: record.id, holder: holder, state: state, outcome: try outcome.map { (outcome) throws(CourierError) in try encode(outcome) },
+            nextAttemptAt: nextAttemptAt, attemptsTaken: countsAttempt ? 0 : 1
+        )
+        guard let row = try await run(statement, action: "updated").first else { return nil }
         do {
             let (attempts, due) = try row.decode((Int, Double).self)
             return record.settled(state, outcome: outcome, attempts: attempts, nextAttemptAt: Date(timeIntervalSince1970: due))

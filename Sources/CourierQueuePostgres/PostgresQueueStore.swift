@@ -88,14 +88,29 @@ actor PostgresQueueStore: QueueBackend {
 
     /// Runs `query` and returns its rows, turning PostgreSQL's errors into ``CourierError``.
     func run(_ query: PostgresQuery, action: String) async throws(CourierError) -> [PostgresRow] {
+        try await perform(action: action) { client, logger in try await client.query(query, logger: logger).collect() }
+    }
+
+    /// Runs the prepared `statement`, preparing it first on a connection that has not yet.
+    func run<Statement: PostgresPreparedStatement>(_ statement: Statement, action: String) async throws(CourierError) -> [PostgresRow]
+    where Statement.Row == PostgresRow {
+        try await perform(action: action) { client, logger in
+            var rows: [PostgresRow] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
+    }
+
+    /// Runs `work` within the statement deadline on an open store.
+    private func perform(
+        action: String, _ work: @escaping @Sendable (PostgresClient, Logger) async throws -> [PostgresRow]
+    ) async throws(CourierError) -> [PostgresRow] {
         guard !isClosed else {
             throw CourierError(.clientShutdown, "The queue database at \(location) was closed; open the queue again to use it.")
         }
         let client = client
         let logger = logger
-        let outcome = await PostgresQueueStore.bounded(by: PostgresQueueStore.statementDeadline) {
-            try await client.query(query, logger: logger).collect()
-        }
+        let outcome = await PostgresQueueStore.bounded(by: PostgresQueueStore.statementDeadline) { try await work(client, logger) }
         switch outcome {
         case .success(let rows): return rows
         case .failure(let error): throw PostgresQueueStore.storageError(error, location: location, action: action)

@@ -17,6 +17,11 @@ struct Rounds {
     var planRequested = false
     /// Holders the last plan found gone, whose records claims take over before their leases end.
     var goneHolders: [String] = []
+    /// Whether a whole plan is being made: its timer replaces the one set before it began.
+    var planning = false
+    /// The earliest wake-up asked for while a plan was being made (a retry settled meanwhile),
+    /// which that plan's timer must not pass over, since the records it read came before it.
+    var wakeDuringPlan: Date?
     var waiters: [(round: Int, continuation: CheckedContinuation<Void, Never>)] = []
 }
 
@@ -111,6 +116,9 @@ extension DurableQueue {
     /// One round: expire, probe and send what the planner says, and set the timer.
     private func round() async {
         let now = configuration.now()
+        rounds.planning = true
+        rounds.wakeDuringPlan = nil
+        defer { rounds.planning = false }
         let records: [QueuePlanner.Slot]
         do {
             records = try await store.activeSlots()
@@ -142,7 +150,7 @@ extension DurableQueue {
         }
         rounds.goneHolders = plan.goneHolders
         if !plan.send.isEmpty, !(await claimDue(now: now)) { return }
-        schedule(at: plan.wakeAt)
+        schedule(at: [plan.wakeAt, rounds.wakeDuringPlan].compactMap { $0 }.min())
     }
 
     /// Claims what is due into the free delivery slots and starts sending it; `false` when the
@@ -174,6 +182,7 @@ extension DurableQueue {
     /// Plans again at `date` unless a plan is due before it.
     func wake(noLaterThan date: Date?) {
         guard let date else { return }
+        if rounds.planning { rounds.wakeDuringPlan = min(rounds.wakeDuringPlan ?? date, date) }
         if let timerAt, timerAt <= date, timer != nil { return }
         schedule(at: date)
     }

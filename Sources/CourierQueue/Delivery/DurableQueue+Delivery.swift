@@ -7,7 +7,7 @@ import Logging
 /// A round either plans over every record waiting or in flight (expiry, probes, when to look
 /// again), or only claims what is due into the free delivery slots: one statement, whatever
 /// the queue's size. Claiming is what a finished delivery or another worker's change needs;
-/// planning is left to the start, the timer, and at most one a ``QueuePlanner/watchInterval``
+/// planning is left to the start, the timer, and at most once a ``QueuePlanner/watchInterval``
 /// while the worker delivers or other workers change the records.
 struct Rounds {
     var requested = 0
@@ -154,7 +154,7 @@ extension DurableQueue {
     }
 
     /// Claims what is due into the free delivery slots and starts sending it; `false` when the
-    /// storage failed (logged, and a plan set for a second later).
+    /// storage failed (logged, and a plan due within a second).
     @discardableResult
     private func claimDue(now: Date) async -> Bool {
         let free = configuration.maximumConcurrentDeliveries - deliveries.count
@@ -174,7 +174,7 @@ extension DurableQueue {
             return true
         } catch {
             client.configuration.logger.error("courier queue: \(error)")
-            schedule(at: now.addingTimeInterval(1))
+            wake(noLaterThan: now.addingTimeInterval(1))
             return false
         }
     }

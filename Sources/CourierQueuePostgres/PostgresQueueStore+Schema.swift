@@ -62,6 +62,17 @@ extension PostgresQueueStore {
             EXECUTE FUNCTION courier_queue_notify()
             """,
         ],
+        // Format 3: a claim (a record going in flight) notifies nobody, since it gives no other
+        // worker anything to do; what it ends (a settle, a release) still does.
+        [
+            "DROP TRIGGER courier_queue_moved ON courier_queue",
+            """
+            CREATE TRIGGER courier_queue_moved AFTER UPDATE ON courier_queue
+            FOR EACH ROW WHEN (NEW.state <> 'in-flight'
+                AND (OLD.state IS DISTINCT FROM NEW.state OR OLD.next_attempt_at IS DISTINCT FROM NEW.next_attempt_at))
+            EXECUTE FUNCTION courier_queue_notify()
+            """,
+        ],
     ]
 
     /// A number of PostgreSQL's advisory locks, taken while the tables are migrated.

@@ -8,11 +8,10 @@ import PostgresNIO
 /// The queue's records in a PostgreSQL database, shared by workers on many hosts.
 ///
 /// Statements go through a small pool of connections; one more connection listens on the
-/// `courier_queue` channel, which triggers notify when a record is written, deleted, claimed,
-/// settled or made due (not when a lease is renewed), so that a worker claims again when another
-/// enqueues or settles a record, whatever process wrote it, the application's own transactions
-/// included. A connection lost (a server restart, a network
-/// cut) is made again; a statement that fails meanwhile throws ``CourierError/Kind/queueStorage``.
+/// `courier_queue` channel, which triggers notify when a record is written, deleted, settled,
+/// released or made due (not when it is claimed or its lease renewed), so that a worker claims
+/// again when another enqueues or settles a record, whatever process wrote it, the application's
+/// own transactions included. A connection lost (a server restart, a network cut) is made again; a statement that fails meanwhile throws ``CourierError/Kind/queueStorage``.
 actor PostgresQueueStore: QueueBackend {
     nonisolated let location: String
     nonisolated let warnings: [String] = []

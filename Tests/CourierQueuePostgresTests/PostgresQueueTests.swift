@@ -42,6 +42,48 @@ struct PostgresQueueTests {
         }
     }
 
+    @Test func aBusyWorkerStillFillsAFreeSlot() async throws {
+        try await withServerAndPostgres { server, _, url in
+            try await QueueWorkerScenarios.aBusyWorkerStillFillsAFreeSlot(.postgres(url), server: server)
+        }
+    }
+
+    @Test func onlyChangesThatGiveWorkNotifyTheOtherWorkers() async throws {
+        try await withPostgres { _, url in
+            try await Self.withStore(url) { store in try await Self.expectOnlyChangesThatGiveWorkToNotify(store, url: url, id: "r1") }
+        }
+    }
+
+    /// Listens on the queue's channel beside `store` and checks which of its writes notify:
+    /// an enqueue and a settle do; a claim and a lease renewal do not. A marker notified after
+    /// a write comes first unless that write notified too, since notifications arrive in the
+    /// order their transactions committed.
+    static func expectOnlyChangesThatGiveWorkToNotify(_ store: PostgresQueueStore, url: URL, id: String) async throws {
+        let connection = try await PostgresConnection.connect(configuration: try PostgresQueueLocation(url).connectionConfiguration(), id: 1, logger: logger)
+        do {
+            try await connection.listen(on: PostgresQueueStore.channel) { notifications in
+                var payloads = notifications.map(\.payload).makeAsyncIterator()
+                let request = QueuedRequest(method: .post, url: URL(string: "http://127.0.0.1:9/\(id)")!)
+                _ = try await store.insert(request, id: id, now: Date(), expiresAt: nil, maximumRecords: 10)
+                #expect(try await payloads.next() == "")
+                let lease = QueueLease(holder: "worker-a", expiresAt: Date().addingTimeInterval(60))
+                let claimed = try await store.claim(limit: 1, lease: lease, now: Date(), goneHolders: [], sending: [], skippingOrigins: [])
+                #expect(claimed.map(\.id) == [id])
+                try await store.renew([id], holder: lease.holder, expiresAt: Date().addingTimeInterval(120))
+                _ = try await store.run("NOTIFY courier_queue, 'claimed and renewed'", action: "changed")
+                #expect(try await payloads.next() == "claimed and renewed")
+                let record = try #require(claimed.first)
+                let settled = try await store.settle(record, holder: lease.holder, state: .delivered, outcome: nil, nextAttemptAt: nil, countsAttempt: true)
+                #expect(settled?.state == .delivered)
+                #expect(try await payloads.next() == "")
+            }
+        } catch {
+            await PostgresQueueStore.close(connection)
+            throw error
+        }
+        await PostgresQueueStore.close(connection)
+    }
+
     @Test func aLeaseOfAnotherHostIsWaitedOutThenTakenOver() async throws {
         try await withServerAndPostgres { server, _, url in
             try await QueueWorkerScenarios.aLeaseIsWaitedOutThenTakenOver(.postgres(url), server: server) { id, lease in
@@ -171,6 +213,7 @@ struct PostgresQueueTests {
                 return record
             }
             #expect(record.state == .delivered)
+            try await Self.withStore(url) { store in try await Self.expectOnlyChangesThatGiveWorkToNotify(store, url: url, id: "after-migration") }
         }
     }
 

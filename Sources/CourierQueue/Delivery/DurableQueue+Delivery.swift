@@ -101,7 +101,7 @@ extension DurableQueue {
             if planning {
                 await round()
             } else {
-                await claimDue(now: configuration.now())
+                await claimDue(now: configuration.now(), batched: true)
             }
             rounds.done = target
             let ready = rounds.waiters.filter { $0.round <= target }
@@ -149,16 +149,24 @@ extension DurableQueue {
             }
         }
         rounds.goneHolders = plan.goneHolders
-        if !plan.send.isEmpty, !(await claimDue(now: now)) { return }
+        if !plan.send.isEmpty, !(await claimDue(now: now, batched: false)) { return }
         schedule(at: [plan.wakeAt, rounds.wakeDuringPlan].compactMap { $0 }.min())
     }
 
     /// Claims what is due into the free delivery slots and starts sending it; `false` when the
     /// storage failed (logged, and a plan due within a second).
+    ///
+    /// A `batched` claim (after a delivery ends, an enqueue, another worker's change) waits
+    /// until ``claimBatch`` slots are free, so that a busy worker does not spend a statement
+    /// and a commit on each record it takes; the plan, due within a
+    /// ``QueuePlanner/watchInterval``, fills any slot free meanwhile.
     @discardableResult
-    private func claimDue(now: Date) async -> Bool {
+    private func claimDue(now: Date, batched: Bool) async -> Bool {
         let free = configuration.maximumConcurrentDeliveries - deliveries.count
-        guard free > 0, !closed else { return true }
+        guard free >= (batched ? claimBatch : 1), !closed else {
+            if free > 0, !closed { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
+            return true
+        }
         let lease = QueueLease(holder: worker, expiresAt: now.addingTimeInterval(configuration.leaseDuration.timeInterval))
         do {
             let claimed = try await store.claim(
@@ -178,6 +186,10 @@ extension DurableQueue {
             return false
         }
     }
+
+    /// The free slots a claim between plans waits for: an eighth of
+    /// ``QueueConfiguration/maximumConcurrentDeliveries`` (4 of the default 32), at least one.
+    var claimBatch: Int { max(1, configuration.maximumConcurrentDeliveries / 8) }
 
     /// Plans again at `date` unless a plan is due before it.
     func wake(noLaterThan date: Date?) {

@@ -36,6 +36,14 @@ struct DurableQueueWorkersTests {
         }
     }
 
+    @Test func aBusyWorkerStillFillsAFreeSlot() async throws {
+        try await withServer { server in
+            try await withQueueFolder { path in
+                try await QueueWorkerScenarios.aBusyWorkerStillFillsAFreeSlot(.sqlite(path: path), server: server)
+            }
+        }
+    }
+
     @Test func aDatabaseFromBeforeLeasesIsMigratedAndItsRecordInFlightSentAgain() async throws {
         try await withServer { server in
             try await withQueueFolder { path in

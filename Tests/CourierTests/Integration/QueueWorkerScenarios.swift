@@ -146,4 +146,49 @@ enum QueueWorkerScenarios {
             throw error
         }
     }
+
+    /// A worker with nearly every slot taken by slow deliveries (15 of 16, below the two free
+    /// slots a claim between plans waits for) still sends a record enqueued once its plans have
+    /// nothing left to look at, while the slow ones are still held: the skipped claim asks for a
+    /// plan within a second.
+    static func aBusyWorkerStillFillsAFreeSlot(_ storage: QueueStorage, server: TestServer) async throws {
+        try await TestServer.withServer { other in
+            try await CourierClient.withClient { client in
+                let queue = try await client.openQueue(configuration(storage, concurrency: 16))
+                #expect(await queue.claimBatch == 2)
+                let events = await queue.events()
+                for index in 0..<15 {
+                    let url = server.url("/gate/busy?n=\(index)").absoluteString
+                    _ = try await queue.enqueue(CourierRequest<Void>(method: .post, path: url), isOrdered: false)
+                }
+                var attempts = 0
+                for await event in events {
+                    if case .attempt = event { attempts += 1 }
+                    if attempts == 15 { break }
+                }
+                // Until no plan is due soon: only the skipped claim can then ask for one.
+                for _ in 0..<400 {
+                    if await queue.timerAt.map({ $0 > Date().addingTimeInterval(60) }) ?? true { break }
+                    try await Task.sleep(for: .milliseconds(25))
+                }
+                let quick = try await queue.enqueue(CourierRequest<Void>(method: .post, path: other.url("/idempotent/quick").absoluteString))
+                let record = await withTaskGroup(of: QueueRecord?.self) { group in
+                    group.addTask { try? await quick.outcome() }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(30))
+                        return nil
+                    }
+                    let first = await group.next() ?? nil
+                    group.cancelAll()
+                    return first
+                }
+                #expect(record?.state == .delivered)
+                #expect(other.ledger.entries.count == 1)
+                #expect(server.requestsWaiting(atGate: "busy") > 0)
+                server.openGate("busy")
+                #expect(try await queue.run(deadline: .seconds(60)))
+                await queue.close()
+            }
+        }
+    }
 }

@@ -4,8 +4,12 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// N small GETs (100-byte body) over keep-alive, at each concurrency, through three clients:
-/// AsyncHTTPClient's EventLoopFuture API, its async/await API, and Courier.
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// N small GETs (100-byte body) over keep-alive, at each concurrency, through AsyncHTTPClient's
+/// EventLoopFuture API, its async/await API, URLSession, and Courier.
 struct SmallGetBenchmark {
     let url: URL
     let options: Options
@@ -14,10 +18,13 @@ struct SmallGetBenchmark {
         case ahcFutures = "AsyncHTTPClient (EventLoopFuture)"
         case ahcAsync = "AsyncHTTPClient (async/await)"
         case courier = "Courier"
+        case courierDefault = "Courier (default configuration)"
+        case courierDefaultNoCoalescing = "Courier (default configuration, coalescing off)"
         case courierOnLoop = "Courier (on makeTaskExecutor())"
         case courierBatch = "Courier (one Batch of all requests)"
         case courierMetrics = "Courier + MetricsObserver (no backend)"
         case transportOnly = "Courier transport alone"
+        case urlSession = "URLSession"
     }
 
     func run() async throws {
@@ -39,6 +46,15 @@ struct SmallGetBenchmark {
             var observedConfiguration = courierConfiguration
             observedConfiguration.observers.append(MetricsObserver())
             let observed = CourierClient(configuration: observedConfiguration)
+            // What a user gets: the configuration untouched (coalescing on, six requests at once
+            // per host, decompression asked for), called as the README shows.
+            let plain = CourierClient(configuration: ClientConfiguration())
+            // The same with coalescing off (a setting changed, named so): what coalescing costs
+            // a request that shares nothing.
+            var noCoalescingConfiguration = ClientConfiguration()
+            noCoalescingConfiguration.coalescesRequests = false
+            let noCoalescing = CourierClient(configuration: noCoalescingConfiguration)
+            let session = Self.urlSession(concurrency: concurrency)
 
             var samples: [Contender: [Sample]] = [:]
             let contenders = Contender.allCases.filter { options.selects($0.rawValue) }
@@ -47,19 +63,38 @@ struct SmallGetBenchmark {
                 // right after the same other one, or always first while the machine settles.
                 for contender in round % 2 == 1 ? contenders.reversed() : contenders {
                     let sample = try await measure(requests: options.requests) {
-                        try await drive(contender, raw: raw, courier: contender == .courierMetrics ? observed : courier, concurrency: concurrency)
+                        let client: CourierClient
+                        switch contender {
+                        case .courierMetrics: client = observed
+                        case .courierDefault: client = plain
+                        case .courierDefaultNoCoalescing: client = noCoalescing
+                        default: client = courier
+                        }
+                        try await drive(contender, raw: raw, courier: client, session: session, concurrency: concurrency)
                     }
                     if round > 0 { samples[contender, default: []].append(sample) }
                 }
             }
             try await courier.shutdown()
             try await observed.shutdown()
+            try await plain.shutdown()
+            try await noCoalescing.shutdown()
+            session.finishTasksAndInvalidate()
             try await raw.shutdown()
             report(concurrency: concurrency, samples: samples)
         }
     }
 
-    private func drive(_ contender: Contender, raw: HTTPClient, courier: CourierClient, concurrency: Int) async throws {
+    /// A session as an app makes one for many requests: no cache (each GET goes to the server,
+    /// as with the other contenders) and as many connections per host as the concurrency.
+    private static func urlSession(concurrency: Int) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpMaximumConnectionsPerHost = concurrency
+        return URLSession(configuration: configuration)
+    }
+
+    private func drive(_ contender: Contender, raw: HTTPClient, courier: CourierClient, session: URLSession, concurrency: Int) async throws {
         let perWorker = options.requests / concurrency
         let target = url.absoluteString
         switch contender {
@@ -88,6 +123,32 @@ struct SmallGetBenchmark {
                         for _ in 0..<perWorker {
                             let body = try await courier.send(request)
                             precondition(body.count == 100)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        case .courierDefault, .courierDefaultNoCoalescing:
+            // Distinct URLs, so that coalescing (on by default) never shares an exchange and every
+            // request reaches the server, as with the other contenders.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<concurrency {
+                    group.addTask {
+                        for index in 0..<perWorker {
+                            let body = try await courier.send(CourierRequest<Data>(path: "\(target)?r=\(worker)-\(index)"))
+                            precondition(body.count == 100)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        case .urlSession:
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        for _ in 0..<perWorker {
+                            let (body, response) = try await session.data(from: url)
+                            precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
                         }
                     }
                 }
@@ -135,14 +196,14 @@ struct SmallGetBenchmark {
 
     private func report(concurrency: Int, samples: [Contender: [Sample]]) {
         print("\nconcurrency \(concurrency)")
-        print("  contender                              req/s (median)   CPU µs/request (median)")
+        print("  contender                                          req/s (median)   CPU µs/request (median)")
         var rps: [Contender: Double] = [:]
         var cpu: [Contender: Double] = [:]
         for contender in Contender.allCases where samples[contender] != nil {
             let list = samples[contender] ?? []
             rps[contender] = median(list.map(\.requestsPerSecond))
             cpu[contender] = median(list.map(\.cpuMicrosecondsPerRequest))
-            let name = contender.rawValue.padding(toLength: 38, withPad: " ", startingAt: 0)
+            let name = contender.rawValue.padding(toLength: 50, withPad: " ", startingAt: 0)
             print("  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))")
         }
         // Each ratio is taken within a round, between runs seconds apart, then the
@@ -169,6 +230,15 @@ struct SmallGetBenchmark {
         }
         if samples[.courierMetrics] != nil {
             print("  Courier + MetricsObserver (no backend) / Courier, CPU: \(ratio(.courierMetrics, .courier) { $0.cpuMicrosecondsPerRequest })  target ≤ 1.03")
+        }
+        if samples[.courierDefault] != nil, samples[.ahcFutures] != nil {
+            print("  Courier (default configuration) CPU / EventLoopFuture API CPU: \(ratio(.courierDefault, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.courierDefault] != nil, samples[.courierDefaultNoCoalescing] != nil {
+            print("  Courier (default configuration) CPU / the same, coalescing off: \(ratio(.courierDefault, .courierDefaultNoCoalescing) { $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.urlSession] != nil, samples[.ahcFutures] != nil {
+            print("  URLSession CPU / AsyncHTTPClient (EventLoopFuture) CPU: \(ratio(.urlSession, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
         }
         if samples[.transportOnly] != nil {
             print("  Courier / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")

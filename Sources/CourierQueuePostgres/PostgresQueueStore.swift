@@ -11,7 +11,8 @@ import PostgresNIO
 /// `courier_queue` channel, which triggers notify when a record is written, deleted, settled,
 /// released or made due (not when it is claimed or its lease renewed), so that a worker claims
 /// again when another enqueues or settles a record, whatever process wrote it, the application's
-/// own transactions included. A connection lost (a server restart, a network cut) is made again; a statement that fails meanwhile throws ``CourierError/Kind/queueStorage``.
+/// own transactions included. A connection lost (a server restart, a network cut) is made again;
+/// a statement that fails meanwhile throws ``CourierError/Kind/queueStorage``.
 actor PostgresQueueStore: QueueBackend {
     nonisolated let location: String
     nonisolated let warnings: [String] = []

@@ -102,17 +102,10 @@ struct SmallGetBenchmark {
             let workers = (0..<concurrency).map { _ in Self.futureLoop(raw, url: target, remaining: perWorker) }
             try await EventLoopFuture.andAllSucceed(workers, on: raw.eventLoopGroup.any()).get()
         case .ahcAsync:
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        for _ in 0..<perWorker {
-                            let response = try await raw.execute(HTTPClientRequest(url: target), timeout: .seconds(30))
-                            let body = try await response.body.collect(upTo: 1 << 20)
-                            precondition(body.readableBytes == 100)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
+                let response = try await raw.execute(HTTPClientRequest(url: target), timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                precondition(body.readableBytes == 100)
             }
         case .courier, .courierOnLoop, .courierMetrics:
             let request = CourierRequest<Data>(path: target)
@@ -131,28 +124,14 @@ struct SmallGetBenchmark {
         case .courierDefault, .courierDefaultNoCoalescing:
             // Distinct URLs, so that coalescing (on by default) never shares an exchange and every
             // request reaches the server, as with the other contenders.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for worker in 0..<concurrency {
-                    group.addTask {
-                        for index in 0..<perWorker {
-                            let body = try await courier.send(CourierRequest<Data>(path: "\(target)?r=\(worker)-\(index)"))
-                            precondition(body.count == 100)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            try await Self.inWorkers(concurrency, perWorker: perWorker) { worker, index in
+                let body = try await courier.send(CourierRequest<Data>(path: "\(target)?r=\(worker)-\(index)"))
+                precondition(body.count == 100)
             }
         case .urlSession:
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        for _ in 0..<perWorker {
-                            let (body, response) = try await session.data(from: url)
-                            precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
+                let (body, response) = try await session.data(from: url)
+                precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
             }
         case .transportOnly:
             // Courier's transport without the client around it: what the pipeline adds is the
@@ -162,16 +141,9 @@ struct SmallGetBenchmark {
             settings.decompression = .disabled
             let transport = CourierAsyncHTTPClientTransport(configuration: settings)
             let request = CourierHTTPRequest(method: .get, url: url)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        for _ in 0..<perWorker {
-                            let response = try await transport.send(request, deadline: nil)
-                            precondition(response.body.count == 100)
-                        }
-                    }
-                }
-                try await group.waitForAll()
+            try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
+                let response = try await transport.send(request, deadline: nil)
+                precondition(response.body.count == 100)
             }
             try await transport.shutdown()
         case .courierBatch:
@@ -182,6 +154,21 @@ struct SmallGetBenchmark {
             let results = try await courier.run(batch)
             let body = try results.value(for: first)
             precondition(results.failedIndices.isEmpty && body.count == 100)
+        }
+    }
+
+    /// Runs `concurrency` worker tasks from the cooperative pool, each calling `request` (with
+    /// its worker number and the request's index) `perWorker` times, one after another.
+    private static func inWorkers(
+        _ concurrency: Int, perWorker: Int, _ request: @escaping @Sendable (Int, Int) async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<concurrency {
+                group.addTask {
+                    for index in 0..<perWorker { try await request(worker, index) }
+                }
+            }
+            try await group.waitForAll()
         }
     }
 

@@ -163,8 +163,9 @@ extension DurableQueue {
     @discardableResult
     private func claimDue(now: Date, batched: Bool) async -> Bool {
         let free = configuration.maximumConcurrentDeliveries - deliveries.count
-        guard free >= (batched ? claimBatch : 1), !closed else {
-            if free > 0, !closed { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
+        guard !closed else { return true }
+        guard free >= (batched ? claimBatch : 1) else {
+            if free > 0 { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
             return true
         }
         let lease = QueueLease(holder: worker, expiresAt: now.addingTimeInterval(configuration.leaseDuration.timeInterval))

@@ -71,21 +71,93 @@ struct CoalescingTests {
         }
     }
 
-    @Test func cancellingOneWaiterLeavesTheOthersTheirResponse() async throws {
+    /// Starts a request for `path` and waits until it has started the flight: its request is
+    /// at the server's gate, and it is the only one waiting. Then starts `joiners` more, and
+    /// waits until they have joined.
+    private func flight(
+        _ client: CourierClient, _ server: TestServer, gate: String, joiners: Int
+    ) async -> (starter: Task<CourierResponse, any Error>, joiners: [Task<CourierResponse, any Error>]) {
+        let path = "/gate/" + gate
+        let starter = Task { try await client.response(for: CourierRequest<Data>(path: path)) }
+        #expect(await eventually { client.coalescer.waiting == 1 && server.requestsWaiting(atGate: gate) == 1 })
+        let others = (0..<joiners).map { _ in Task { try await client.response(for: CourierRequest<Data>(path: path)) } }
+        #expect(await eventually { client.coalescer.waiting == 1 + joiners })
+        return (starter, others)
+    }
+
+    @Test func cancellingAJoinerLeavesTheOthersTheirResponse() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                let tasks = (0..<3).map { _ in Task { try await client.response(for: CourierRequest<Data>(path: "/gate/one-leaves")) } }
-                #expect(await eventually { client.coalescer.waiting == 3 && server.requestsWaiting(atGate: "one-leaves") == 1 })
-                tasks[0].cancel()
-                let error = await courierError { _ = try await tasks[0].value }
+                let (starter, joiners) = await flight(client, server, gate: "joiner-leaves", joiners: 2)
+                joiners[0].cancel()
+                let error = await courierError { _ = try await joiners[0].value }
                 #expect(error?.kind == .cancelled)
                 #expect(client.coalescer.waiting == 2)
-                server.openGate("one-leaves")
-                for task in tasks.dropFirst() {
-                    let response = try await task.value
-                    #expect(response.status == 200)
+                server.openGate("joiner-leaves")
+                let own = try await starter.value
+                #expect(own.status == 200 && !own.isCoalesced)
+                let shared = try await joiners[1].value
+                #expect(shared.status == 200 && shared.isCoalesced)
+                #expect(received(server, "/gate/joiner-leaves") == 1)
+            }
+        }
+    }
+
+    @Test func cancellingTheStarterHandsTheFlightToTheOthers() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let (starter, joiners) = await flight(client, server, gate: "starter-leaves", joiners: 2)
+                starter.cancel()
+                let error = await courierError { _ = try await starter.value }
+                #expect(error?.kind == .cancelled)
+                // The starter's exchange ended with it; the flight sends the request once more
+                // for the two still waiting, and no more than once.
+                #expect(await eventually { received(server, "/gate/starter-leaves") == 2 })
+                #expect(client.coalescer.waiting == 2)
+                server.openGate("starter-leaves")
+                for joiner in joiners {
+                    let response = try await joiner.value
+                    #expect(response.status == 200 && response.isCoalesced)
                 }
-                #expect(received(server, "/gate/one-leaves") == 1)
+                #expect(received(server, "/gate/starter-leaves") == 2)
+                #expect(client.coalescer.waiting == 0)
+            }
+        }
+    }
+
+    @Test func aRequestArrivingWhileAFlightIsHandedOverJoinsIt() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let (starter, joiners) = await flight(client, server, gate: "handed-over", joiners: 1)
+                starter.cancel()
+                _ = await courierError { _ = try await starter.value }
+                #expect(await eventually { received(server, "/gate/handed-over") == 2 })
+                let late = Task { try await client.response(for: CourierRequest<Data>(path: "/gate/handed-over")) }
+                #expect(await eventually { client.coalescer.waiting == 2 })
+                // The only joiner left leaves; the late request still wants the flight.
+                joiners[0].cancel()
+                #expect(await courierError { _ = try await joiners[0].value }?.kind == .cancelled)
+                server.openGate("handed-over")
+                let answer = try await late.value
+                #expect(answer.status == 200 && answer.isCoalesced)
+                #expect(received(server, "/gate/handed-over") == 2)
+            }
+        }
+    }
+
+    @Test func cancellingEveryJoinerOfAHandedOverFlightCancelsItsRequest() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let (starter, joiners) = await flight(client, server, gate: "handover-abandoned", joiners: 2)
+                starter.cancel()
+                _ = await courierError { _ = try await starter.value }
+                #expect(await eventually { received(server, "/gate/handover-abandoned") == 2 })
+                for joiner in joiners { joiner.cancel() }
+                for joiner in joiners {
+                    #expect(await courierError { _ = try await joiner.value }?.kind == .cancelled)
+                }
+                #expect(await eventually { server.openConnections == 0 }, "the handed-over request was not cancelled")
+                #expect(client.coalescer.waiting == 0)
             }
         }
     }

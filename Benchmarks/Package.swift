@@ -6,6 +6,12 @@ import PackageDescription
 let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "courier-bench", targets: ["courier-bench"]),
+        // Preloaded by `courier-bench --allocations` to count allocations (glibc only); no
+        // target links it.
+        .library(name: "CourierAllocationCounter", type: .dynamic, targets: ["CAllocationCounter"]),
+    ],
     dependencies: [
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -24,11 +30,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Sources/CourierBenchmarks"
-        )
+        ),
+        .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
     ]
 )

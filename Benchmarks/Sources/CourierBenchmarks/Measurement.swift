@@ -5,20 +5,26 @@ struct Sample {
     var wallSeconds: Double
     var cpuSeconds: Double
     var requests: Int
+    /// Allocations and bytes allocated by the whole process (every thread), when counted.
+    var allocations: (count: Int, bytes: Int)?
 
     var requestsPerSecond: Double { Double(requests) / wallSeconds }
     var cpuMicrosecondsPerRequest: Double { cpuSeconds * 1e6 / Double(requests) }
+    var allocationsPerRequest: Double? { allocations.map { Double($0.count) / Double(requests) } }
+    var bytesAllocatedPerRequest: Double? { allocations.map { Double($0.bytes) / Double(requests) } }
 }
 
 /// Measures `body`, which sends `requests` requests.
 func measure(requests: Int, _ body: () async throws -> Void) async throws -> Sample {
     let cpuBefore = processCPUSeconds()
     let start = ContinuousClock.now
+    Allocations.start()
     try await body()
+    let allocations = Allocations.stop()
     let wall = ContinuousClock.now - start
     let cpu = processCPUSeconds() - cpuBefore
     let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-    return Sample(wallSeconds: seconds, cpuSeconds: cpu, requests: requests)
+    return Sample(wallSeconds: seconds, cpuSeconds: cpu, requests: requests, allocations: allocations)
 }
 
 /// User plus system CPU time of this process so far.

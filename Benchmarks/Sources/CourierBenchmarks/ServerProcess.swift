@@ -13,6 +13,7 @@ struct ServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = arguments
+        process.environment = Allocations.environmentWithoutCounter
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardInput = Pipe()

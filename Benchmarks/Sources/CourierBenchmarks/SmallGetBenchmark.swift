@@ -183,7 +183,8 @@ struct SmallGetBenchmark {
 
     private func report(concurrency: Int, samples: [Contender: [Sample]]) {
         print("\nconcurrency \(concurrency)")
-        print("  contender                                          req/s (median)   CPU µs/request (median)")
+        let counted = Allocations.areCounted
+        print("  contender                                          req/s (median)   CPU µs/request (median)" + (counted ? "   allocations/request   bytes/request" : ""))
         var rps: [Contender: Double] = [:]
         var cpu: [Contender: Double] = [:]
         for contender in Contender.allCases where samples[contender] != nil {
@@ -191,7 +192,13 @@ struct SmallGetBenchmark {
             rps[contender] = median(list.map(\.requestsPerSecond))
             cpu[contender] = median(list.map(\.cpuMicrosecondsPerRequest))
             let name = contender.rawValue.padding(toLength: 50, withPad: " ", startingAt: 0)
-            print("  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))")
+            var line = "  \(name) \(String(format: "%14.0f", rps[contender]!))   \(String(format: "%10.1f", cpu[contender]!))"
+            if counted {
+                let allocations = median(list.compactMap(\.allocationsPerRequest))
+                let bytes = median(list.compactMap(\.bytesAllocatedPerRequest))
+                line += "   \(String(format: "%19.1f", allocations))   \(String(format: "%13.0f", bytes))"
+            }
+            print(line)
         }
         // Each ratio is taken within a round, between runs seconds apart, then the
         // median of the rounds' ratios is reported: drift in the machine's load cancels out.

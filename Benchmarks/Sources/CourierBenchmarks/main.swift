@@ -2,27 +2,36 @@ import Foundation
 
 // courier-bench: the same workload through raw AsyncHTTPClient and through Courier, in one run.
 //
-//   courier-bench [--requests N] [--rounds R] [--concurrency 1,16]
+//   courier-bench [--requests N] [--rounds R] [--concurrency 1,16] [--allocations]
+//                  (--allocations: the same run with allocations counted; glibc only)
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
 //   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
 //   courier-bench --queue-workers [--requests N] [--rounds R]   (the queue in PostgreSQL, several workers)
 //   courier-bench --queue-soak [--requests N] [--kills K] [--workers W] [--sqlite]
 //                  (worker processes killed at random while they deliver; checks nothing is lost)
 //   courier-bench --cache [--rounds R]
+//   courier-bench --batch [--requests N] [--concurrency C] [--rounds R] [--courier PATH]
+//                  (`courier batch` against raw AsyncHTTPClient, whole processes)
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
 //   courier-bench --queue-soak-worker STORAGE  (internal: a soak's worker process)
+//   courier-bench --raw-batch FILE C API  (internal: the raw contender of --batch)
 //
 // The server runs in a child process so that the CPU time measured here is the client's own.
 
 let arguments = CommandLine.arguments
+if arguments.contains("--allocations"), !Allocations.areCounted {
+    exit(try Allocations.rerunCounting())
+}
 if arguments.contains("--serve") {
     try await ServerProcess.serve()
 } else if let flag = arguments.firstIndex(of: "--serve-files"), flag + 1 < arguments.count {
     try await FileServer.serve(folder: arguments[flag + 1])
 } else if let flag = arguments.firstIndex(of: "--cache-memory-child"), flag + 2 < arguments.count {
     try await CacheBenchmark.storeResponses(port: Int(arguments[flag + 1]) ?? 0, count: Int(arguments[flag + 2]) ?? 0)
+} else if let flag = arguments.firstIndex(of: BatchBenchmark.rawFlag), flag + 3 < arguments.count {
+    try await BatchBenchmark.rawBatch(file: arguments[flag + 1], concurrency: Int(arguments[flag + 2]) ?? 1, api: arguments[flag + 3])
 } else if let flag = arguments.firstIndex(of: QueueSoak.workerFlag), flag + 1 < arguments.count {
     try await QueueSoak.work(storage: arguments[flag + 1])
 } else {
@@ -37,6 +46,11 @@ if arguments.contains("--serve") {
     }
     if arguments.contains("--transfers") {
         try TransferBenchmark(megabytes: options.megabytes, rounds: options.rounds, courier: options.courier).run()
+        exit(0)
+    }
+    if arguments.contains("--batch") {
+        let concurrency = options.concurrencies.last ?? 16
+        try BatchBenchmark(requests: options.requests, concurrency: concurrency, rounds: options.rounds, courier: options.courier).run()
         exit(0)
     }
     if arguments.contains("--overhead") {

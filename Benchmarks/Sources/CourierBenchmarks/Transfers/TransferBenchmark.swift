@@ -99,6 +99,6 @@ struct TransferBenchmark {
     }
 }
 
-private func format(_ value: Double, digits: Int = 0) -> String {
+func format(_ value: Double, digits: Int = 0) -> String {
     String(format: "%.\(digits)f", value)
 }

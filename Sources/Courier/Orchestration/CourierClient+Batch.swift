@@ -34,69 +34,28 @@ extension CourierClient {
     private func execute(
         _ batch: Batch, progress: (@Sendable (BatchProgress) -> Void)?
     ) async -> (outcomes: [Result<any Sendable, any Error>], firstFailure: Int?) {
-        let total = batch.count
-        let width = max(1, batch.maximumConcurrency)
-        var outcomes = [Result<any Sendable, any Error>?](repeating: nil, count: total)
-        var firstFailure: Int?
-        var report = BatchProgress(completed: 0, failed: 0, total: total)
-        progress?(report)
-
-        await withTaskGroup(of: (Int, Result<any Sendable, any Error>).self) { group in
-            var next = 0
-            var segments = batch.segments.makeIterator()
-            var segment: Batch.Segment?
-            var offset = 0
-            func startNext() -> Bool {
-                let stopped = batch.mode == .failFast && firstFailure != nil
-                guard next < total, !stopped, !Task.isCancelled else { return false }
-                if segment == nil || offset == segment!.count {
-                    segment = segments.next()
-                    offset = 0
-                }
-                let index = next
-                let (send, position) = (segment!.send, offset)
-                next += 1
-                offset += 1
+        let run = BatchRun(batch, progress: progress)
+        let workers = min(max(1, batch.maximumConcurrency), batch.count)
+        // Each worker sends one request after another; one that sees a fail-fast batch fail
+        // returns true, and the others' requests in flight are cancelled.
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<workers {
                 group.addTask {
-                    do {
-                        return (index, .success(try await send(self, position)))
-                    } catch {
-                        return (index, .failure(error))
+                    while let work = run.next() {
+                        let outcome: Result<any Sendable, any Error>
+                        do {
+                            outcome = .success(try await work.send(self))
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                        if run.finish(work.index, outcome) { return true }
                     }
+                    return false
                 }
-                return true
             }
-
-            while next < width, startNext() {}
-            for await (index, outcome) in group {
-                outcomes[index] = outcome
-                report.completed += 1
-                if case .failure = outcome {
-                    report.failed += 1
-                    if firstFailure == nil {
-                        firstFailure = index
-                        if batch.mode == .failFast { group.cancelAll() }
-                    }
-                }
-                progress?(report)
-                _ = startNext()
-            }
+            for await stops in group where stops { group.cancelAll() }
         }
-
-        let reason = firstFailure.map { "request \($0) failed and the fail-fast batch stopped" } ?? "the batch was cancelled"
-        let notSent = CourierError(.cancelled, "Not sent: \(reason).")
-        var unsent = 0
-        let settled = outcomes.map { outcome -> Result<any Sendable, any Error> in
-            if let outcome { return outcome }
-            unsent += 1
-            return .failure(notSent)
-        }
-        if unsent > 0 {
-            report.completed += unsent
-            report.failed += unsent
-            progress?(report)
-        }
-        return (settled, firstFailure)
+        return run.settle()
     }
 }
 

@@ -17,9 +17,13 @@ struct OverheadBenchmark {
 
     func run() async throws {
         print("\nCourier's own work per request (in-memory transport, \(requests) requests, median of \(rounds)):")
-        // The last contender is the default with a MetricsObserver and no metrics backend
-        // bootstrapped: what recording costs a program that never reads the metrics.
-        for (coalesces, tasks, metrics) in [(true, 1, false), (false, 1, false), (false, 16, false), (true, 1, true)] {
+        // The fourth contender is the default with a MetricsObserver and no metrics backend
+        // bootstrapped: what recording costs a program that never reads the metrics. The last
+        // sends each request to a URL of its own, as the small-GET run's default-configuration
+        // contender does: what building a URL the client has not seen costs.
+        for (coalesces, tasks, metrics, fresh) in [
+            (true, 1, false, false), (false, 1, false, false), (false, 16, false, false), (true, 1, true, false), (true, 1, false, true),
+        ] {
             var configuration = ClientConfiguration(baseURL: URL(string: "http://127.0.0.1:8080")!)
             configuration.coalescesRequests = coalesces
             configuration.limits.maximumConcurrentRequestsPerHost = tasks
@@ -32,7 +36,9 @@ struct OverheadBenchmark {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for _ in 0..<tasks {
                             group.addTask {
-                                for _ in 0..<requests / tasks { _ = try await client.send(request) }
+                                for index in 0..<requests / tasks {
+                                    _ = try await client.send(fresh ? CourierRequest<Data>(path: "/bytes/100?r=\(index)") : request)
+                                }
                             }
                         }
                         try await group.waitForAll()
@@ -42,7 +48,7 @@ struct OverheadBenchmark {
             }
             try await client.shutdown()
             let cost = String(format: "%.2f", median(samples.map(\.cpuMicrosecondsPerRequest)))
-            let observed = metrics ? ", MetricsObserver (no backend)" : ""
+            let observed = (metrics ? ", MetricsObserver (no backend)" : "") + (fresh ? ", a new URL each" : "")
             print("  coalescing \(coalesces ? "on " : "off"), \(tasks) task\(tasks == 1 ? "" : "s") at once\(observed): CPU µs/request \(cost)")
         }
     }

@@ -44,6 +44,12 @@ enum URLBuilder {
         baseString base: String?,
         queryPairs: [(String, String?)] = []
     ) throws(CourierError) -> URL {
+        if let url = canonicalURL(path: path, baseString: base, queryPairs: queryPairs) { return url }
+        return try builtURL(path: path, baseString: base, queryPairs: queryPairs)
+    }
+
+    /// The rule applied step by step: the input cut into parts, joined, encoded and parsed.
+    static func builtURL(path: String, baseString base: String?, queryPairs: [(String, String?)]) throws(CourierError) -> URL {
         try rejectControlCharacters(in: path, input: path)
         let parts: Parts
         if hasScheme(path) {

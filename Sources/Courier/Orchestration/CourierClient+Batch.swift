@@ -5,7 +5,8 @@ extension CourierClient {
     /// - Parameters:
     ///   - batch: The requests and the batch's mode.
     ///   - progress: Called with "n of m done" once before the first request and again after
-    ///     each one finishes.
+    ///     each one finishes: one call at a time, in order, from the task that finished the
+    ///     request; keep it short, since the next report waits for it.
     /// - Throws: ``BatchError`` when a request of a ``Batch/Mode/failFast`` batch fails. A
     ///   ``Batch/Mode/settle`` batch does not throw: each failure is in its results.
     ///

@@ -1,8 +1,10 @@
 import Foundation
+import NIOCore
+import NIOPosix
 
 // courier-bench: the same workload through raw AsyncHTTPClient and through Courier, in one run.
 //
-//   courier-bench [--requests N] [--rounds R] [--concurrency 1,16] [--allocations]
+//   courier-bench [--requests N] [--rounds R] [--concurrency 1,16] [--allocations] [--nio-global-executor]
 //                  (--allocations: the same run with allocations counted; glibc only)
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
 //   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
@@ -21,6 +23,16 @@ import Foundation
 // The server runs in a child process so that the CPU time measured here is the client's own.
 
 let arguments = CommandLine.arguments
+// A program's own decision, which no library takes for it: SwiftNIO's event loops become Swift's
+// global executor, so that a task resumes on the loop its response arrived on. Installed here,
+// on the main thread, before anything runs on the cooperative pool.
+if arguments.contains("--nio-global-executor") {
+    guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
+        print("courier-bench: SwiftNIO could not be installed as the global executor here")
+        exit(1)
+    }
+    print("SwiftNIO's event loops are Swift's global executor in this run (--nio-global-executor).")
+}
 if arguments.contains("--allocations"), !Allocations.areCounted {
     exit(try Allocations.rerunCounting())
 }

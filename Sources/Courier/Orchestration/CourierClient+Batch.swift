@@ -36,13 +36,16 @@ extension CourierClient {
         _ batch: Batch, progress: (@Sendable (BatchProgress) -> Void)?
     ) async -> (outcomes: [Result<any Sendable, any Error>], firstFailure: Int?) {
         let run = BatchRun(batch, progress: progress)
-        let workers = min(max(1, batch.maximumConcurrency), batch.count)
-        // Each worker sends one request after another; one that sees a fail-fast batch fail
-        // returns true, and the others' requests in flight are cancelled.
+        // The first requests, as many as may be in flight, all start now: each is taken here
+        // before its worker runs, so a failure that comes quickly stops only the requests after
+        // them. Each worker then sends one request after another; one that sees a fail-fast
+        // batch fail returns true, and the others' requests in flight are cancelled.
+        let first = (0..<min(max(1, batch.maximumConcurrency), batch.count)).compactMap { _ in run.next() }
         await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<workers {
+            for work in first {
                 group.addTask {
-                    while let work = run.next() {
+                    var current: BatchRun.Work? = work
+                    while let work = current {
                         let outcome: Result<any Sendable, any Error>
                         do {
                             outcome = .success(try await work.send(self))
@@ -50,6 +53,7 @@ extension CourierClient {
                             outcome = .failure(error)
                         }
                         if run.finish(work.index, outcome) { return true }
+                        current = run.next()
                     }
                     return false
                 }

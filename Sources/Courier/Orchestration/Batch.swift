@@ -32,11 +32,11 @@ public struct Batch: Sendable {
     /// The number of requests in the batch.
     public private(set) var count = 0
 
-    /// Consecutive requests made by one operation, which sends the request at an offset
-    /// within the run and returns its decoded value.
+    /// Consecutive requests made by one operation: `request` makes the request at an offset
+    /// within the run, when its turn comes, and returns what sends it and decodes its value.
     struct Segment: Sendable {
         let count: Int
-        let send: @Sendable (CourierClient, Int) async throws -> any Sendable
+        let request: @Sendable (Int) -> @Sendable (CourierClient) async throws -> any Sendable
     }
 
     /// Creates an empty batch.
@@ -52,7 +52,7 @@ public struct Batch: Sendable {
     /// Adds `request` and returns the entry that reads its result.
     @discardableResult
     public mutating func add<Value>(_ request: CourierRequest<Value>) -> BatchEntry<Value> {
-        segments.append(Segment(count: 1) { client, _ in try await client.send(request) })
+        segments.append(Segment(count: 1) { _ in { client in try await client.send(request) } })
         count += 1
         return BatchEntry(index: count - 1)
     }
@@ -75,7 +75,11 @@ public struct Batch: Sendable {
     ) -> [BatchEntry<Value>] {
         guard count > 0 else { return [] }
         let start = self.count
-        segments.append(Segment(count: count) { client, offset in try await client.send(makeRequest(offset)) })
+        segments.append(
+            Segment(count: count) { offset in
+                let request = makeRequest(offset)
+                return { client in try await client.send(request) }
+            })
         self.count += count
         return (start..<start + count).map { BatchEntry(index: $0) }
     }

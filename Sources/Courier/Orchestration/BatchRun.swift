@@ -45,10 +45,12 @@ final class BatchRun: Sendable {
                 state.segment += 1
                 state.offset = 0
             }
-            let (send, position) = (state.segments[state.segment].send, state.offset)
+            // Made under the lock, so that generated requests are made in the batch's order
+            // however the workers interleave.
+            let send = state.segments[state.segment].request(state.offset)
             state.offset += 1
             state.next += 1
-            return Work(index: state.next - 1) { client in try await send(client, position) }
+            return Work(index: state.next - 1, send: send)
         }
     }
 

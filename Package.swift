@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
+        .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
     ],
@@ -129,6 +130,13 @@ let package = Package(
         // Foundation's XML support links libxml2 (and ICU on Linux): only programs that read XML
         // load them.
         .target(name: "CourierXML", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // URLSession's networking lives in FoundationNetworking on Linux, which links libcurl:
+        // only programs that choose this transport load it.
+        .target(
+            name: "CourierURLSession",
+            dependencies: ["Courier", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "CourierTesting",
             dependencies: [
@@ -153,6 +161,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierTesting",
+                "CourierURLSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -166,6 +175,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierXML",
                 "CourierTesting",
+                "CourierURLSession",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

@@ -101,6 +101,7 @@ def main():
             "import CourierQueue",
             "import CourierQueuePostgres",
             "import CourierTesting",
+            "import CourierURLSession",
             "import CourierXML",
             "import Foundation",
             "import Logging",

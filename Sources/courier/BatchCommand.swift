@@ -70,7 +70,7 @@ struct BatchCommand: AsyncParsableCommand {
         let results: BatchResults
         var firstFailure: (index: Int, error: any Error)?
         do {
-            results = try await ClientOptions.withClient(configuration: configuration) { client in
+            results = try await ClientOptions.withClient(configuration: configuration, transport: self.client.transport) { client in
                 try await client.run(batch) { progress.update($0) }
             }
         } catch let error as BatchError {

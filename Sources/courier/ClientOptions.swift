@@ -74,6 +74,12 @@ struct ClientOptions: ParsableArguments {
     @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, print the error line of a failure again.")
     var showError = false
 
+    @Option(
+        help: ArgumentHelp(
+            "How requests are sent: ahc (AsyncHTTPClient, the default) or urlsession (URLSession; on Linux FoundationNetworking over libcurl, which refuses --cacert, --pin, --cert, --proxy and --tls-min other than 1.2).",
+            valueName: "ahc|urlsession"))
+    var transport: TransportChoice = .ahc
+
     @OptionGroup(title: "TLS") var tls: TLSOptions
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Refused: certificate checks cannot be turned off (use --cacert or --pin).")
@@ -135,7 +141,7 @@ struct ClientOptions: ParsableArguments {
         }
     }
 
-    /// Runs `body` with a client for `configuration`, then saves its cookie jar, if it has
+    /// Runs `body` with a client for `configuration` on `transport`, then saves its cookie jar, if it has
     /// one, whether `body` returned or threw.
     ///
     /// The command ends right after, and the process's exit closes the client's connections.
@@ -146,9 +152,10 @@ struct ClientOptions: ParsableArguments {
     /// connect timeout for a server that never finishes the TLS handshake.
     static func withClient<Result>(
         configuration: ClientConfiguration,
+        transport: TransportChoice = .ahc,
         _ body: (CourierClient) async throws -> Result
     ) async throws -> Result {
-        let client = CourierClient(configuration: configuration)
+        let client = try transport.makeClient(configuration: configuration)
         let result: Result
         do {
             result = try await body(client)

@@ -99,7 +99,7 @@ struct DownloadCommand: AsyncParsableCommand {
         if let timeout = client.timeout { request.timeout = timeout }
         let result: DownloadResult
         do {
-            result = try await ClientOptions.withClient(configuration: configuration) { client in
+            result = try await ClientOptions.withClient(configuration: configuration, transport: self.client.transport) { client in
                 try await client.download(request, to: destination, options: options)
             }
         } catch let error where (error as? CourierError)?.kind == .cancelled || error is CancellationError {

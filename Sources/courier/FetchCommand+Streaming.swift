@@ -21,7 +21,7 @@ extension FetchCommand {
         var head: CourierResponse
         var received: Int64
         do {
-            (head, received) = try await ClientOptions.withClient(configuration: plan.configuration) { client in
+            (head, received) = try await ClientOptions.withClient(configuration: plan.configuration, transport: self.client.transport) { client in
                 try await client.stream(request) { streamed in
                     uploadLine?.finishLine()
                     let writes = writesBody(streamed.head.status)

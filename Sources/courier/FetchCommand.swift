@@ -135,7 +135,7 @@ struct FetchCommand: AsyncParsableCommand {
         let reportsEach = report == .json && cache.deliversTwice
         let response: CourierResponse
         do {
-            response = try await ClientOptions.withClient(configuration: configuration) { client in
+            response = try await ClientOptions.withClient(configuration: configuration, transport: self.client.transport) { client in
                 guard reportsEach else { return try await client.response(for: request) }
                 // One report line per response, as it is delivered: the stored one (if any), then the network's.
                 var last: CourierResponse?

@@ -75,7 +75,22 @@ public final class CourierClient: Sendable {
         configuration: ClientConfiguration = ClientConfiguration(),
         _ body: (CourierClient) async throws -> Result
     ) async throws -> Result {
-        let client = CourierClient(configuration: configuration)
+        try await CourierClient(configuration: configuration).run(body)
+    }
+
+    /// Runs `body` with a new client that sends through `transport`, and shuts the client and
+    /// the transport down afterwards, whether `body` returned or threw.
+    public static func withClient<Result>(
+        configuration: ClientConfiguration = ClientConfiguration(),
+        transport: any Transport,
+        _ body: (CourierClient) async throws -> Result
+    ) async throws -> Result {
+        try await CourierClient(configuration: configuration, transport: transport, ownsTransport: true).run(body)
+    }
+
+    /// Runs `body` with this client, then shuts it down.
+    private func run<Result>(_ body: (CourierClient) async throws -> Result) async throws -> Result {
+        let client = self
         let result: Result
         do {
             result = try await body(client)

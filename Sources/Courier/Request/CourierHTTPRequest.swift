@@ -74,7 +74,7 @@ public struct CourierHTTPRequest: Sendable {
     public var allowsCoalescing = true
     /// Whether the client collects the response body whole, up to ``maximumBodySize``: a
     /// transport may then collect it itself, the cheaper way, and hand it over as one piece.
-    var collectsResponseBody = false
+    package var collectsResponseBody = false
     /// The redirect rules for this request; `nil` uses the client's.
     public var redirectPolicy: RedirectPolicy?
     /// The credentials of this request alone (from ``CourierRequest/credential``), used instead of

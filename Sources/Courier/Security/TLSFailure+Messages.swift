@@ -1,6 +1,6 @@
 extension TLSFailure {
     /// What went wrong with `host`, and what to do about it.
-    func message(host: String) -> String {
+    package func message(host: String) -> String {
         switch self {
         case .wrongHost:
             return "The certificate of \(host) was issued for another name; use a URL with a name the certificate covers, or have the server's certificate fixed."

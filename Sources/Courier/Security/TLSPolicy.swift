@@ -66,7 +66,7 @@ public struct TLSPolicy: Sendable, Hashable {
     }
 
     /// Whether some host may need settings other than the defaults.
-    var isDefault: Bool {
+    package var isDefault: Bool {
         trustRoots == .system && pins.isEmpty && clientIdentity == nil && hostIdentities.isEmpty
     }
 }

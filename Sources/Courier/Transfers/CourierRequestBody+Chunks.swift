@@ -6,23 +6,23 @@ extension CourierRequestBody {
 
     /// Whether the transport must send the body piece by piece: it is produced while it is
     /// sent, or someone counts its bytes.
-    var isStreamed: Bool {
+    package var isStreamed: Bool {
         if case .stream = content { return true }
         return progressReporter != nil
     }
 
     /// The body's bytes, piece by piece, in the order the transport takes them; each piece
     /// is counted for the progress reporter as it is taken.
-    func chunks() -> Chunks {
+    package func chunks() -> Chunks {
         Chunks(body: self)
     }
 
     /// The pieces of a body; see ``CourierRequestBody/chunks()``.
-    struct Chunks: AsyncSequence {
-        typealias Element = Data
+    package struct Chunks: AsyncSequence {
+        package typealias Element = Data
         let body: CourierRequestBody
 
-        func makeAsyncIterator() -> Iterator {
+        package func makeAsyncIterator() -> Iterator {
             body.progressReporter?.begin(total: body.length)
             switch body.content {
             case .bytes(let data): return Iterator(source: .bytes(data, offset: 0), reporter: body.progressReporter)
@@ -30,7 +30,7 @@ extension CourierRequestBody {
             }
         }
 
-        struct Iterator: AsyncIteratorProtocol {
+        package struct Iterator: AsyncIteratorProtocol {
             enum Source {
                 case bytes(Data, offset: Int)
                 case stream(AsyncThrowingStream<Data, any Error>.Iterator)
@@ -40,7 +40,7 @@ extension CourierRequestBody {
             var source: Source
             let reporter: ProgressReporter?
 
-            mutating func next() async throws -> Data? {
+            package mutating func next() async throws -> Data? {
                 let chunk: Data?
                 switch source {
                 case .bytes(let data, let offset):

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The client calls only ``stream(_:deadline:body:)``: every request, buffered or streamed,
 /// goes through it (see ARCHITECTURE.md). ``CourierAsyncHTTPClientTransport`` is the default.
-/// Implement this protocol to send requests some other way (an in-memory stub for previews,
-/// URLSession on Apple platforms). A transport that can only collect whole bodies implements
+/// `CourierURLSessionTransport`, in the `CourierURLSession` product, sends through URLSession.
+/// Implement this protocol to send requests some other way (an in-memory stub for previews). A transport that can only collect whole bodies implements
 /// ``send(_:deadline:)`` and inherits a `stream` that hands the collected body over as one
 /// piece.
 public protocol Transport: Sendable {

@@ -1,5 +1,6 @@
 import Courier
 import CourierTesting
+import CourierURLSession
 import Foundation
 import Testing
 
@@ -27,7 +28,20 @@ func withClient<T>(
     // timeouts set their own.
     configuration.timeouts.connect = .seconds(120)
     configure(&configuration)
-    return try await CourierClient.withClient(configuration: configuration, body)
+    guard TestTransport.selected == .urlSession else {
+        return try await CourierClient.withClient(configuration: configuration, body)
+    }
+    return try await CourierClient.withClient(configuration: configuration, transport: try CourierURLSessionTransport(configuration: configuration), body)
+}
+
+/// The transport the suite's clients send through: the default, or, with
+/// `COURIER_TEST_TRANSPORT=urlsession` in the environment, ``CourierURLSessionTransport``. The
+/// suites that run both ways are listed in `.ci/run`.
+enum TestTransport {
+    case standard
+    case urlSession
+
+    static let selected: TestTransport = ProcessInfo.processInfo.environment["COURIER_TEST_TRANSPORT"] == "urlsession" ? .urlSession : .standard
 }
 
 /// Runs `operation` and returns the CourierError it throws; records an issue if it succeeds.

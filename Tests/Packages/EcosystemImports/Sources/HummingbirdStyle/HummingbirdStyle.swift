@@ -8,6 +8,7 @@ import CourierOpenAPI
 import CourierQueue
 import CourierQueuePostgres
 import CourierTesting
+import CourierURLSession
 import CourierXML
 import Foundation
 import GRPCCore
@@ -95,6 +96,7 @@ private typealias UnqualifiedCourierRequestBody = CourierRequestBody
 private typealias UnqualifiedCourierRequestID = CourierRequestID
 private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
+private typealias UnqualifiedCourierURLSessionTransport = CourierURLSessionTransport
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage
@@ -136,8 +138,8 @@ private typealias UnqualifiedPublicSuffixList = PublicSuffixList
 private typealias UnqualifiedQueueConfiguration = QueueConfiguration
 private typealias UnqualifiedQueueCredentialSource = QueueCredentialSource
 private typealias UnqualifiedQueueCredentials = QueueCredentials
-private typealias UnqualifiedQueueLease = QueueLease
 private typealias UnqualifiedQueueEvent = QueueEvent
+private typealias UnqualifiedQueueLease = QueueLease
 private typealias UnqualifiedQueueOutcome = QueueOutcome
 private typealias UnqualifiedQueueRecord = QueueRecord
 private typealias UnqualifiedQueueService = QueueService

@@ -8,6 +8,7 @@ import CourierOpenAPI
 import CourierQueue
 import CourierQueuePostgres
 import CourierTesting
+import CourierURLSession
 import CourierXML
 import Foundation
 import Logging

@@ -1,0 +1,185 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``Transport`` that sends through URLSession: on Linux through FoundationNetworking
+/// (libcurl), on Apple platforms through the system's URL loading, with its proxy, VPN and
+/// cellular settings and App Transport Security.
+///
+/// Courier stays in charge of everything above one exchange: URLSession follows no redirect
+/// (the client's ``RedirectPolicy`` does), answers no authentication challenge, keeps no
+/// cookies and caches nothing (the client's cookie jar and ``CacheConfiguration`` do).
+///
+/// ```swift
+/// let settings = ClientConfiguration(baseURL: URL(string: "https://api.example.com"))
+/// let name = try await CourierClient.withClient(configuration: settings, transport: try CourierURLSessionTransport(configuration: settings)) { client in
+///     try await client.send(CourierRequest<JSONValue>(path: "/users/1"))["name"]
+/// }
+/// ```
+///
+/// Settings URLSession cannot honour are refused when the transport is made, never ignored:
+/// custom trusted roots, pins and client certificates (``ClientConfiguration/tls``), a
+/// proxy, and on Linux a minimum TLS version other than 1.2. The URLSession transport
+/// article lists every difference from the default transport.
+public final class CourierURLSessionTransport: Transport {
+    private let session: URLSession
+    private let delegate: SessionDelegate
+    private let limits: SessionLimits
+    /// Where every call that makes, starts or cancels a task is made; see
+    /// ``begin(_:for:)``.
+    private let control = DispatchQueue(label: "courier.urlsession.control")
+    let readTimeout: Duration?
+
+    /// Creates a transport with the connection settings of `configuration`.
+    ///
+    /// - Throws: ``CourierError/Kind/invalidConfiguration`` when `configuration` asks for
+    ///   something URLSession cannot do on this platform (see the type's description).
+    public convenience init(configuration: ClientConfiguration = ClientConfiguration()) throws(CourierError) {
+        try self.init(configuration: configuration, maximumBufferedBytes: CourierURLSessionTransport.defaultMaximumBufferedBytes)
+    }
+
+    /// Creates a transport that fails an exchange whose unread body grows past
+    /// `maximumBufferedBytes` where URLSession cannot pause a transfer.
+    init(configuration: ClientConfiguration, maximumBufferedBytes: Int) throws(CourierError) {
+        try CourierURLSessionTransport.refuseUnsupported(configuration)
+        let transport = configuration.transportConfiguration
+        let settings = URLSessionConfiguration.ephemeral
+        settings.urlCache = nil
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        settings.httpCookieStorage = nil
+        settings.httpShouldSetCookies = false
+        settings.httpCookieAcceptPolicy = .never
+        settings.urlCredentialStorage = nil
+        settings.httpMaximumConnectionsPerHost = transport.maximumConnectionsPerHost
+        settings.timeoutIntervalForRequest = CourierURLSessionTransport.seconds(transport.readTimeout)
+        settings.timeoutIntervalForResource = CourierURLSessionTransport.seconds(nil)
+        CourierURLSessionTransport.applyTLSFloor(transport.minimumTLSVersion, to: settings)
+        let delegate = SessionDelegate()
+        let queue = OperationQueue()
+        queue.name = "courier.urlsession"
+        queue.maxConcurrentOperationCount = 1
+        self.delegate = delegate
+        self.session = URLSession(configuration: settings, delegate: delegate, delegateQueue: queue)
+        self.readTimeout = transport.readTimeout
+        self.limits = SessionLimits(
+            decompression: transport.decompression,
+            pauseThreshold: CourierURLSessionTransport.pauseThreshold,
+            maximumBufferedBytes: maximumBufferedBytes
+        )
+    }
+
+    public func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
+        try await stream(request, deadline: deadline) { response in
+            if let length = response.head.headers["Content-Length"].flatMap(Int.init), length > request.maximumBodySize,
+                response.head.headers["Content-Encoding"] == nil
+            {
+                throw CourierError(
+                    .responseTooLarge,
+                    "The response body is larger than the \(request.maximumBodySize)-byte limit; raise CourierRequest.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or download it to a file.",
+                    url: request.url
+                )
+            }
+            return try await response.collected(upTo: request.maximumBodySize)
+        }
+    }
+
+    nonisolated(nonsending) public func stream<Result: Sendable>(
+        _ request: CourierHTTPRequest,
+        deadline: ContinuousClock.Instant?,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let start = ContinuousClock.now
+        let startDate = Date()
+        let (urlRequest, upload) = try makeURLRequest(request)
+        let exchange = SessionExchange(url: request.url, method: request.method.rawValue, limits: limits)
+        begin(urlRequest, for: exchange)
+        let timer = deadline.map { deadline in
+            Task { [timeout = request.timeout, url = request.url] in
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                let failure = CourierError(
+                    .timeout,
+                    "The request did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); raise CourierRequest.timeout for slow endpoints.",
+                    url: url
+                )
+                if exchange.fail(failure) { self.cancel(exchange) }
+            }
+        }
+        return try await withTaskCancellationHandler {
+            defer {
+                timer?.cancel()
+                upload?.cancel()
+                // Whatever the reader left unread is dropped with the task.
+                if !exchange.hasEnded { cancel(exchange) }
+            }
+            let head: HTTPURLResponse
+            do {
+                head = try await exchange.head()
+            } catch {
+                throw upload?.failure ?? error
+            }
+            var timing = Timing(startDate: startDate, start: start)
+            timing.firstByte = .now
+            let response = CourierResponse(
+                status: head.statusCode,
+                reasonPhrase: HTTPURLResponse.localizedString(forStatusCode: head.statusCode),
+                headers: CourierURLSessionTransport.headers(of: head),
+                url: request.url,
+                timing: timing,
+                request: request
+            )
+            let pieces = ResponseBodyStream { [control] in
+                do {
+                    return try await exchange.next {
+                        guard let task = exchange.task else { return }
+                        control.async { CourierURLSessionTransport.resume(task) }
+                    }
+                } catch {
+                    throw upload?.failure ?? error
+                }
+            }
+            return try await body(StreamedResponse(head: response, body: pieces))
+        } onCancel: {
+            exchange.fail(CourierError(.cancelled, "The request was cancelled.", url: request.url))
+            cancel(exchange)
+        }
+    }
+
+    /// Makes and starts the task of `exchange` on the control queue.
+    ///
+    /// FoundationNetworking's calls that make, start and cancel tasks wait for the session's
+    /// own queue, which waits in turn while it reads a streamed request body whose next piece
+    /// is still being produced on Swift's pool. Made from the pool, those calls could hold every
+    /// pool thread, and the piece would never come; made from the control queue, a pool thread
+    /// never waits for the session.
+    private func begin(_ urlRequest: URLRequest, for exchange: SessionExchange) {
+        control.async { [session, delegate] in
+            let task = session.dataTask(with: urlRequest)
+            delegate.register(exchange, for: task.taskIdentifier)
+            if exchange.attach(task) {
+                task.resume()
+            } else {
+                delegate.unregister(task.taskIdentifier)
+                task.cancel()
+            }
+        }
+    }
+
+    /// Cancels the task of `exchange`, if it was made, from the control queue.
+    private func cancel(_ exchange: SessionExchange) {
+        guard let task = exchange.task else { return }
+        control.async { task.cancel() }
+    }
+
+    /// Cancels every exchange in flight and releases the session.
+    public func shutdown() async throws {
+        await withCheckedContinuation { continuation in
+            control.async { [session] in
+                session.invalidateAndCancel()
+                continuation.resume()
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+// swift-format-ignore-file
+// Written by scripts/doc-samples.py from the CourierURLSession catalog; do not edit.
+
+import CoreMetrics
+import Courier
+import CourierLifecycle
+import CourierOpenAPI
+import CourierQueue
+import CourierQueuePostgres
+import CourierTesting
+import CourierURLSession
+import CourierXML
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Testing
+
+extension Samples {
+    /// Sources/CourierURLSession/CourierURLSession.docc/CourierURLSession.md, sample 1
+    static func courierURLSession1(_ context: SampleContext) async throws {
+
+        let configuration = ClientConfiguration(baseURL: URL(string: "https://api.example.com"))
+        let client = CourierClient(
+            configuration: configuration,
+            transport: try CourierURLSessionTransport(configuration: configuration),
+            ownsTransport: true
+        )
+        let user = try await client.send(CourierRequest<JSONValue>(path: "/users/1"))
+    }
+
+    /// Sources/CourierURLSession/CourierURLSessionTransport.swift, sample 1
+    static func courierURLSessionTransport1(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        let settings = ClientConfiguration(baseURL: URL(string: "https://api.example.com"))
+        let name = try await CourierClient.withClient(configuration: settings, transport: try CourierURLSessionTransport(configuration: settings)) { client in
+            try await client.send(CourierRequest<JSONValue>(path: "/users/1"))["name"]
+        }
+    }
+}

@@ -112,11 +112,17 @@ public final class CourierURLSessionTransport: Transport {
                 timer?.cancel()
                 upload?.cancel()
                 // Whatever the reader left unread is dropped with the task.
-                if !exchange.hasEnded { cancel(exchange) }
+                if !exchange.isTaskDone { cancel(exchange) }
             }
             let head: HTTPURLResponse
+            var collected: Data?
             do {
-                head = try await exchange.head()
+                if request.collectsResponseBody {
+                    // The client reads the body whole: one wake-up for the whole response.
+                    (head, collected) = try await exchange.whole(upTo: request.maximumBodySize)
+                } else {
+                    head = try await exchange.head()
+                }
             } catch {
                 throw upload?.failure ?? error
             }
@@ -130,6 +136,9 @@ public final class CourierURLSessionTransport: Transport {
                 timing: timing,
                 request: request
             )
+            if let collected {
+                return try await body(StreamedResponse(head: response, body: ResponseBodyStream(collected: collected)))
+            }
             let pieces = ResponseBodyStream { [control] in
                 do {
                     return try await exchange.next {

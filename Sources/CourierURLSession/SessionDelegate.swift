@@ -96,8 +96,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         guard let exchange = exchange(for: task) else { return }
         unregister(task.taskIdentifier)
         if let error = error as? URLError, error.code == .cancelled, exchange.endsWithRefusedChallenge {
-            return exchange.complete(nil)
+            return exchange.sessionCompleted(nil)
         }
-        exchange.complete(error.map { CourierURLSessionTransport.map($0, url: exchange.url, headArrived: task.response != nil) })
+        exchange.sessionCompleted(error.map { CourierURLSessionTransport.map($0, url: exchange.url, headArrived: task.response != nil) })
     }
 }

@@ -32,8 +32,14 @@ final class SessionExchange: Sendable {
         /// The compressed length the server announced, whatever the decompression settings.
         var announcedCompressedLength: Int?
         var isSuspended = false
+        /// The reader of a collected response, waiting for all of it.
+        var wholeWaiter: CheckedContinuation<(HTTPURLResponse, Data), any Error>?
+        /// The largest body a collected response may have; `nil` while streamed.
+        var collectLimit: Int?
         /// Whether the session asked for credentials after delivering the response.
         var wasChallenged = false
+        /// Whether the session has completed the task.
+        var isTaskDone = false
         /// The session's task, once the control queue has made it.
         var task: URLSessionDataTask?
     }
@@ -65,9 +71,15 @@ final class SessionExchange: Sendable {
         state.withLockedValue { $0.task }
     }
 
-    /// Whether the exchange has ended.
-    var hasEnded: Bool {
-        state.withLockedValue { $0.end != nil }
+    /// Whether the session has completed the task, so that there is nothing to cancel.
+    var isTaskDone: Bool {
+        state.withLockedValue { $0.isTaskDone }
+    }
+
+    /// The session completed the task, with `error` when it failed.
+    func sessionCompleted(_ error: CourierError?) {
+        state.withLockedValue { $0.isTaskDone = true }
+        complete(error)
     }
 
     // MARK: Events from the session
@@ -108,6 +120,8 @@ final class SessionExchange: Sendable {
                 state.decodedBytes > 1024, state.decodedBytes / max(1, ratio) > compressed
             {
                 failure = ratioExceeded(ratio)
+            } else if let limit = state.collectLimit, state.pending.count + data.count > limit {
+                failure = ResponseBodyStream.tooLarge(limit)
             } else if state.pending.count + data.count > limits.maximumBufferedBytes {
                 failure = fellBehind()
             }
@@ -164,6 +178,20 @@ final class SessionExchange: Sendable {
             return (state.headWaiter, state.pending.isEmpty ? state.pieceWaiter : nil, end)
         }
         let (headWaiter, pieceWaiter, end) = waiters
+        let whole = state.withLockedValue { state -> (CheckedContinuation<(HTTPURLResponse, Data), any Error>, Result<(HTTPURLResponse, Data), CourierError>)? in
+            guard let waiter = state.wholeWaiter else { return nil }
+            state.wholeWaiter = nil
+            switch (end, state.head) {
+            case (.success, .success(let head)?):
+                defer { state.pending = Data() }
+                return (waiter, .success((head, state.pending)))
+            case (.failure(let failure), _):
+                return (waiter, .failure(failure))
+            default:
+                return (waiter, .failure(CourierError(.connectionFailed, "The exchange ended without a response.", url: url)))
+            }
+        }
+        if let (waiter, outcome) = whole { waiter.resume(with: outcome) }
         if let headWaiter {
             if case .failure(let failure) = end { headWaiter.resume(throwing: failure) }
         }
@@ -197,6 +225,37 @@ final class SessionExchange: Sendable {
                 if let head = state.head { return head }
                 state.headWaiter = continuation
                 return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    /// The head and the whole body, in one wait: for a response the client collects anyway,
+    /// one wake-up instead of one for the head and one for each piece.
+    ///
+    /// - Throws: ``CourierError/Kind/responseTooLarge`` once the body grows past `limit`;
+    ///   the exchange's failure.
+    func whole(upTo limit: Int) async throws -> (HTTPURLResponse, Data) {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLockedValue { state -> Result<(HTTPURLResponse, Data), CourierError>? in
+                state.collectLimit = limit
+                switch state.end {
+                case .failure(let failure):
+                    return .failure(failure)
+                case .success:
+                    guard case .success(let head)? = state.head else { return .failure(CourierError(.connectionFailed, "The exchange ended without a response.", url: url)) }
+                    defer { state.pending = Data() }
+                    return .success((head, state.pending))
+                case nil:
+                    if state.pending.count > limit {
+                        let failure = ResponseBodyStream.tooLarge(limit)
+                        state.end = .failure(failure)
+                        state.pending = Data()
+                        return .failure(failure)
+                    }
+                    state.wholeWaiter = continuation
+                    return nil
+                }
             }
             if let ready { continuation.resume(with: ready) }
         }

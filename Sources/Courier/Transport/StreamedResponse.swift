@@ -111,7 +111,7 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     /// The error for a body past `limit` bytes.
-    static func tooLarge(_ limit: Int) -> CourierError {
+    package static func tooLarge(_ limit: Int) -> CourierError {
         CourierError(
             .responseTooLarge,
             "The response body is larger than the \(limit)-byte limit; raise CourierRequest.maximumBodySize or ClientConfiguration.limits.maximumBodySize, or stream it with CourierClient.stream(_:body:) or CourierClient.download(_:to:options:)."

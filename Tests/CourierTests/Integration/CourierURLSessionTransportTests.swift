@@ -212,11 +212,37 @@ struct CourierURLSessionTransportTests {
     @Test func aDroppedBodyIsAConnectionFailureThatADownloadResumesFrom() async throws {
         try await withServer { server in
             try await withSessionClient(server) { client in
+                // Streamed, the reader sees the body end early.
                 let error = await courierError {
-                    _ = try await client.send(CourierRequest<Data>(path: "/range/200000?seed=1&drops=1&drop_at=50000"))
+                    _ = try await client.stream(CourierRequest<Data>(path: "/range/200000?seed=1&drops=1&drop_at=50000")) { response in
+                        try await response.body.collect(upTo: 1 << 20)
+                    }
                 }
                 #expect(error?.kind == .connectionFailed)
                 #expect(error?.connectionFailure == .cutShort)
+            }
+        }
+    }
+
+    @Test func aCollectedGETCutShortIsSentOnceMoreAndArrivesWhole() async throws {
+        try await withServer { server in
+            try await withSessionClient(server) { client in
+                // Collected, no head reached the client before the failure: like a reply
+                // that never came, an idempotent request is sent once more.
+                let body = try await client.send(CourierRequest<Data>(path: "/range/200000?seed=1&drops=1&drop_at=50000"))
+                #expect(body == Data(TestServer.bytes(count: 200_000, seed: 1)))
+            }
+            #expect(server.receivedRequests.count == 2)
+        }
+    }
+
+    @Test func aCollectedBodyPastTheLimitIsRefused() async throws {
+        try await withServer { server in
+            try await withSessionClient(server) { client in
+                var request = CourierRequest<Data>(path: "/stream-bytes/300000")
+                request.maximumBodySize = 100_000
+                let error = await courierError { _ = try await client.send(request) }
+                #expect(error?.kind == .responseTooLarge)
             }
         }
     }

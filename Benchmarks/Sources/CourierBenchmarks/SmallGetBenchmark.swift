@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Courier
+import CourierURLSession
 import Foundation
 import NIOCore
 import NIOPosix
@@ -25,6 +26,7 @@ struct SmallGetBenchmark {
         case courierMetrics = "Courier + MetricsObserver (no backend)"
         case transportOnly = "Courier transport alone"
         case urlSession = "URLSession"
+        case courierURLSession = "Courier on CourierURLSessionTransport (default configuration)"
     }
 
     func run() async throws {
@@ -55,6 +57,11 @@ struct SmallGetBenchmark {
             noCoalescingConfiguration.coalescesRequests = false
             let noCoalescing = CourierClient(configuration: noCoalescingConfiguration)
             let session = Self.urlSession(concurrency: concurrency)
+            // What a user of the URLSession transport gets: the configuration untouched, the
+            // transport made from it, as the CourierURLSession article shows.
+            let overSession = CourierClient(
+                configuration: ClientConfiguration(), transport: try CourierURLSessionTransport(configuration: ClientConfiguration()), ownsTransport: true
+            )
 
             var samples: [Contender: [Sample]] = [:]
             let contenders = Contender.allCases.filter { options.selects($0.rawValue) }
@@ -68,6 +75,7 @@ struct SmallGetBenchmark {
                         case .courierMetrics: client = observed
                         case .courierDefault: client = plain
                         case .courierDefaultNoCoalescing: client = noCoalescing
+                        case .courierURLSession: client = overSession
                         default: client = courier
                         }
                         try await drive(contender, raw: raw, courier: client, session: session, concurrency: concurrency)
@@ -79,6 +87,7 @@ struct SmallGetBenchmark {
             try await observed.shutdown()
             try await plain.shutdown()
             try await noCoalescing.shutdown()
+            try await overSession.shutdown()
             session.finishTasksAndInvalidate()
             try await raw.shutdown()
             report(concurrency: concurrency, samples: samples)
@@ -121,7 +130,7 @@ struct SmallGetBenchmark {
                 }
                 try await group.waitForAll()
             }
-        case .courierDefault, .courierDefaultNoCoalescing:
+        case .courierDefault, .courierDefaultNoCoalescing, .courierURLSession:
             // Distinct URLs, so that coalescing (on by default) never shares an exchange and every
             // request reaches the server, as with the other contenders.
             try await Self.inWorkers(concurrency, perWorker: perWorker) { worker, index in
@@ -233,6 +242,9 @@ struct SmallGetBenchmark {
         }
         if samples[.urlSession] != nil, samples[.ahcFutures] != nil {
             print("  URLSession CPU / AsyncHTTPClient (EventLoopFuture) CPU: \(ratio(.urlSession, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.courierURLSession] != nil, samples[.urlSession] != nil {
+            print("  Courier on CourierURLSessionTransport CPU / URLSession CPU: \(ratio(.courierURLSession, .urlSession) { $0.cpuMicrosecondsPerRequest })  target ≤ 1.10")
         }
         if samples[.transportOnly] != nil {
             print("  Courier / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")

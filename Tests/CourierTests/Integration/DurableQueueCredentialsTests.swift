@@ -41,7 +41,7 @@ struct DurableQueueCredentialsTests {
             let source = SwitchableToken()
             source.set(token)
             let record = try await withQueue(path: path, configure: { $0.credentials = source }) { queue in
-                #expect(try await queue.run(deadline: .seconds(30)))
+                #expect(try await queue.run(deadline: .seconds(300)))
                 return try await queue.record(id: id)
             }
             try await server.shutdown()
@@ -67,7 +67,7 @@ struct DurableQueueCredentialsTests {
             #expect(!queueFilesContain(path, token))
             let server = try await TestServer.start(port: reserved.port)
             let record = try await withQueue(path: path, client: bearerConfiguration(token, for: url)) { queue in
-                #expect(try await queue.run(deadline: .seconds(30)))
+                #expect(try await queue.run(deadline: .seconds(300)))
                 return try await queue.record(id: id)
             }
             try await server.shutdown()
@@ -109,7 +109,7 @@ struct DurableQueueCredentialsTests {
                 #expect(failure.contains("QueueConfiguration.credentials"))
 
                 let record = try await withQueue(path: path, client: bearerConfiguration(token, for: url)) { queue in
-                    #expect(try await queue.run(deadline: .seconds(30)))
+                    #expect(try await queue.run(deadline: .seconds(300)))
                     return try await queue.record(id: id)
                 }
                 #expect(record?.state == .delivered)
@@ -158,7 +158,7 @@ struct DurableQueueCredentialsTests {
                     try await queue.enqueue(Self.note(to: url)).id
                 }
                 let record = try await withQueue(path: path, client: bearerConfiguration("not-for-this", for: url)) { queue in
-                    #expect(try await queue.run(deadline: .seconds(30)))
+                    #expect(try await queue.run(deadline: .seconds(300)))
                     return try await queue.record(id: id)
                 }
                 #expect(record?.state == .delivered)
@@ -240,7 +240,7 @@ struct DurableQueueCredentialsTests {
                 await store.close()
                 // It was sent with the client's credentials then, and still is.
                 let record = try await withQueue(path: path, client: bearerConfiguration("old-token", for: url)) { queue in
-                    #expect(try await queue.run(deadline: .seconds(30)))
+                    #expect(try await queue.run(deadline: .seconds(300)))
                     return try await queue.record(id: "old-record")
                 }
                 #expect(record?.state == .delivered)

@@ -71,7 +71,7 @@ struct DurableQueueStoreTests {
                 try await withQueue(path: path) { queue in
                     let records = try await queue.records()
                     #expect(records.count == count)
-                    #expect(try await queue.run(deadline: .seconds(30)))
+                    #expect(try await queue.run(deadline: .seconds(300)))
                     #expect(try await queue.records().allSatisfy { $0.state == .delivered })
                 }
                 #expect(server.ledger.entries.values.allSatisfy { $0.applied == 1 })

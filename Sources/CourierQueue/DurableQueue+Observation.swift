@@ -71,10 +71,11 @@ extension DurableQueue {
     /// Delivers what is waiting and returns once nothing in the storage waits or is in flight, whichever worker sent it (`true`), or
     /// `false` when `deadline` has passed or when what is left only waits for credentials the
     /// queue was not given (see ``QueueEvent/needsCredentials(_:missing:)``). Starts delivery
-    /// when the queue was opened without it.
+    /// when the queue was opened without it, and resumes it when ``pause()`` stopped it.
     public func run(deadline: Duration? = nil) async throws(CourierError) -> Bool {
         let events = events()
         try await startDelivery()
+        await resume()
         if let settled = try await settledState() { return settled }
         let clock = configuration.clock
         let changes = store.changes()

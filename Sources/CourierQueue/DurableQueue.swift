@@ -38,6 +38,8 @@ public actor DurableQueue {
 
     var delivering = false
     var closed = false
+    /// Set by ``pause()``: no round runs and no timer is set until ``resume()``.
+    var paused = false
     var deliveries: [String: Task<Void, Never>] = [:]
     var probes: [String: Task<Void, Never>] = [:]
     /// Origins that refused connections: when to probe next, and how many probes failed.
@@ -193,8 +195,9 @@ public actor DurableQueue {
     }
 
     /// Says the network is back: every waiting record is due now and every host counts as
-    /// reachable again. Call it from your own reachability signal; on Apple platforms the
-    /// queue also listens to the system's network path.
+    /// reachable again. Call it from your own reachability signal; the queue also listens to
+    /// the system's network path itself (Network.framework on Apple platforms, the kernel's
+    /// link and address messages on Linux).
     public func networkIsBack() async {
         guard !closed else { return }
         unreachable.removeAll()

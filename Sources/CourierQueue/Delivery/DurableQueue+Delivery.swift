@@ -34,7 +34,7 @@ extension DurableQueue {
         delivering = true
         // This process may have the credentials an earlier one lacked.
         try await store.makeDueWaitingForCredentials(now: configuration.now())
-        pathWatcher = NetworkPathWatcher.start { [weak self] in await self?.networkIsBack() }
+        pathWatcher = NetworkPathWatcher.start { [weak self] in Task { await self?.networkIsBack() } }
         let changes = store.changes()
         changeWatch = Task { [weak self] in
             for await _ in changes {
@@ -84,7 +84,7 @@ extension DurableQueue {
     }
 
     private func requestRound(planning: Bool) async {
-        guard !closed else { return }
+        guard !closed, !paused else { return }
         rounds.requested += 1
         if planning { rounds.planRequested = true }
         let ticket = rounds.requested
@@ -205,7 +205,7 @@ extension DurableQueue {
         timer?.cancel()
         timer = nil
         timerAt = date
-        guard let date, !closed else { return }
+        guard let date, !closed, !paused else { return }
         let delay = QueuePlanner.delay(until: date, now: configuration.now())
         let clock = configuration.clock
         timer = Task { [weak self] in

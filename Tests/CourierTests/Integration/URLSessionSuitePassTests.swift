@@ -33,49 +33,23 @@ struct URLSessionSuitePassTests {
         "MultipartIntegrationTests/theWireBytesOfASmallFormWithAChosenBoundary",
         // An interim 1xx is handed over as final: refused as malformed.
         "StatusCodeTests/interimResponses",
-        // Checked directly, or this test itself.
-        "CourierURLSessionTransportTests", "URLSessionSuitePassTests",
+        // Checked directly, this test itself, or a test that runs the binary again (in a network
+        // namespace) with its own selection.
+        "CourierURLSessionTransportTests", "URLSessionSuitePassTests", "NetworkPathWatcherTests",
     ]
 
     @Test(.timeLimit(.minutes(20)))
     func courierTestsPassOverURLSession() async throws {
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("courier-urlsession-pass-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let output = try FileHandle(forWritingTo: log)
         let skipped = URLSessionSuitePassTests.defaultTransportOnly.map { "CourierTests\\.\($0)\\b" }.joined(separator: "|")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "^CourierTests\\.", "--skip", skipped]
-        var environment = ProcessInfo.processInfo.environment
-        environment["COURIER_TEST_TRANSPORT"] = "urlsession"
-        // Few at a time: this run shares the cores with the rest of the suite, whose tests with
-        // deadlines must not wait behind it.
-        environment["SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH"] = "3"
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = output
-        let status = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-                process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            process.terminate()
-        }
-        try output.close()
-        let text = String(decoding: try Data(contentsOf: log), as: UTF8.self)
-        let failures = text.split(separator: "\n").filter { $0.contains("✘") }.prefix(40).joined(separator: "\n")
-        #expect(status == 0, "the suite over CourierURLSessionTransport failed:\n\(failures)")
+        let run = try await TestBinaryRun.run(
+            ["--filter", "^CourierTests\\.", "--skip", skipped],
+            // Few at a time: this run shares the cores with the rest of the suite, whose tests
+            // with deadlines must not wait behind it.
+            environment: ["COURIER_TEST_TRANSPORT": "urlsession", "SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH": "3"]
+        )
+        #expect(run.status == 0, "the suite over CourierURLSessionTransport failed:\n\(run.failures)")
         // It ran the suite, not an empty selection.
-        let summary = text.split(separator: "\n").last { $0.contains("Test run with") }.map(String.init) ?? ""
-        let count = summary.split(separator: " ").drop { $0 != "with" }.dropFirst().first.flatMap { Int($0) } ?? 0
-        #expect(count > 400, "\(summary)")
+        #expect(run.testCount > 400, "\(run.output.suffix(2000))")
     }
 }
 #endif

@@ -50,6 +50,19 @@ extension Samples {
 
     /// Sources/CourierQueue/CourierQueue.docc/OfflineQueue.md, sample 2
     static func offlineQueue2(_ context: SampleContext) async throws {
+        let queue = context.queue!
+        _ = queue
+        // The app moves to the background: send what waits in the time the system grants (ask for
+        // it with a background task), then stop.
+        _ = try await queue.run(deadline: .seconds(20))  // false when some records still wait
+        await queue.pause()
+
+        // The app is active again.
+        await queue.resume()
+    }
+
+    /// Sources/CourierQueue/CourierQueue.docc/OfflineQueue.md, sample 3
+    static func offlineQueue3(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
 
@@ -57,8 +70,8 @@ extension Samples {
         let queue = try await client.openQueue(configuration)
     }
 
-    /// Sources/CourierQueue/CourierQueue.docc/OfflineQueue.md, sample 3
-    static func offlineQueue3(_ context: SampleContext) async throws {
+    /// Sources/CourierQueue/CourierQueue.docc/OfflineQueue.md, sample 4
+    static func offlineQueue4(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
         var request = context.request

@@ -7,7 +7,7 @@ extension DurableQueue {
     ///
     /// A paused queue still takes ``enqueue(_:)`` (the record is written and waits) and answers
     /// every question about its records; ``resume()`` or ``run(deadline:)`` starts delivering
-    /// again. To send what waits before pausing, call ``run(deadline:)`` with the time the
+    /// again; a pause still waiting then returns once the delivery it waits for has ended. To send what waits before pausing, call ``run(deadline:)`` with the time the
     /// system grants first (see <doc:OfflineQueue>).
     public func pause() async {
         guard !closed else { return }
@@ -17,7 +17,8 @@ extension DurableQueue {
         timerAt = nil
         // A round claiming now starts its deliveries before the wait below sees them.
         if rounds.running { await withCheckedContinuation { rounds.waiters.append((rounds.requested + 1, $0)) } }
-        while let delivery = deliveries.values.first {
+        // Unless resume() came meanwhile: then the deliveries it starts are not waited for.
+        while paused, let delivery = deliveries.values.first {
             await delivery.value
         }
     }

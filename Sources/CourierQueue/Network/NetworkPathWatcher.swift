@@ -50,6 +50,9 @@ final class NetworkPathWatcher: Sendable {
 
     /// Stops watching.
     func stop() { stopWatching() }
+
+    /// A queue dropped without being closed stops its watcher too.
+    deinit { stopWatching() }
 }
 
 /// Whether the path was usable at the last reading; tells when it turns usable again.

@@ -39,10 +39,7 @@ struct DurableQueuePauseTests {
     @Test func pausingWaitsForTheDeliveriesUnderWay() async throws {
         try await withServerAndQueue { server, queue in
             let handle = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/gate/pause").absoluteString, body: .text("g")))
-            for _ in 0..<3000 where server.requestsWaiting(atGate: "pause") == 0 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(server.requestsWaiting(atGate: "pause") == 1)
+            try await Self.waitForRequest(at: "pause", on: server)
             let returned = NIOLockedValueBox(false)
             let pausing = Task {
                 await queue.pause()
@@ -58,6 +55,40 @@ struct DurableQueuePauseTests {
             let settled = try #require(try await queue.record(id: handle.id))
             #expect(settled.state == .delivered)
         }
+    }
+
+    /// A pause that waits while the queue is resumed does not wait for what the resumed queue
+    /// starts.
+    @Test(.timeLimit(.minutes(2)))
+    func aPauseOvertakenByResumeStopsWaiting() async throws {
+        try await withServerAndQueue { server, queue in
+            _ = try await queue.enqueue(CourierRequest<Void>(method: .post, path: server.url("/gate/first").absoluteString, body: .text("1")))
+            try await Self.waitForRequest(at: "first", on: server)
+            let pausing = Task { await queue.pause() }
+            for _ in 0..<3000 where !(await queue.isPaused) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await queue.resume()
+            // Unordered: it need not wait for the first, which is still held.
+            let second = try await queue.enqueue(
+                CourierRequest<Void>(method: .post, path: server.url("/gate/second").absoluteString, body: .text("2")), isOrdered: false
+            )
+            try await Self.waitForRequest(at: "second", on: server)
+            server.openGate("first")
+            // Returns with the second request still held at its gate.
+            await pausing.value
+            #expect(try await queue.record(id: second.id)?.state == .inFlight)
+            server.openGate("second")
+            #expect(try await second.outcome().state == .delivered)
+        }
+    }
+
+    /// Waits, at most 30 seconds, until a request waits at the gate `name`.
+    private static func waitForRequest(at name: String, on server: TestServer) async throws {
+        for _ in 0..<3000 where server.requestsWaiting(atGate: name) == 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(server.requestsWaiting(atGate: name) == 1)
     }
 
     @Test func runResumesAPausedQueueAndDeliversWhatWaits() async throws {

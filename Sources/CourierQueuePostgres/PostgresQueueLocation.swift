@@ -4,7 +4,7 @@ import NIOSSL
 import PostgresNIO
 
 /// A `postgres://` (or `postgresql://`) URL read into the settings PostgresNIO takes:
-/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
+/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require&connect_timeout=15`.
 struct PostgresQueueLocation: Sendable {
     var host: String
     var port: Int
@@ -12,6 +12,14 @@ struct PostgresQueueLocation: Sendable {
     var password: String?
     var database: String?
     var tls: TLSMode
+    /// How long opening may take, from the first connection attempt until the tables are
+    /// ready: libpq's `connect_timeout`, in whole seconds.
+    var connectTimeout: Duration = PostgresQueueLocation.defaultConnectTimeout
+
+    /// The bound on opening when the URL sets no `connect_timeout`.
+    static let defaultConnectTimeout: Duration = .seconds(15)
+    /// The longest `connect_timeout` taken: an hour.
+    static let longestConnectTimeout = 3600
 
     /// Whether and how the connection is encrypted, as libpq's `sslmode` says.
     enum TLSMode: String, Sendable {
@@ -33,7 +41,8 @@ struct PostgresQueueLocation: Sendable {
     /// Reads `url`.
     ///
     /// - Throws: ``CourierError/Kind/invalidConfiguration`` naming what is wrong: another
-    ///   scheme, no host, a port out of range, an unknown `sslmode`.
+    ///   scheme, no host, a port out of range, an unknown `sslmode`, a `connect_timeout` that is
+    ///   not 1 to 3600 seconds, or another parameter.
     init(_ url: URL) throws(CourierError) {
         let shown = PostgresQueueLocation.withoutPassword(url)
         guard let scheme = url.scheme?.lowercased(), ["postgres", "postgresql"].contains(scheme) else {
@@ -47,14 +56,27 @@ struct PostgresQueueLocation: Sendable {
             throw CourierError(.invalidConfiguration, "The queue URL \(shown) has the port \(port); a port is 1 to 65535.")
         }
         var mode = TLSMode.prefer
+        var timeout = PostgresQueueLocation.defaultConnectTimeout
         for item in components.queryItems ?? [] {
-            guard item.name == "sslmode" else {
-                throw CourierError(.invalidConfiguration, "The queue URL \(shown) has the parameter \(item.name); only sslmode is read.")
+            switch item.name {
+            case "sslmode":
+                guard let value = item.value.flatMap(TLSMode.init(rawValue:)) else {
+                    throw CourierError(.invalidConfiguration, "The queue URL \(shown) has sslmode=\(item.value ?? ""); use disable, prefer or require.")
+                }
+                mode = value
+            case "connect_timeout":
+                guard let seconds = item.value.flatMap({ Int($0) }), (1...PostgresQueueLocation.longestConnectTimeout).contains(seconds) else {
+                    throw CourierError(
+                        .invalidConfiguration,
+                        "The queue URL \(shown) has connect_timeout=\(item.value ?? ""); write whole seconds from 1 to \(PostgresQueueLocation.longestConnectTimeout)."
+                    )
+                }
+                timeout = .seconds(seconds)
+            default:
+                throw CourierError(
+                    .invalidConfiguration, "The queue URL \(shown) has the parameter \(item.name); only sslmode and connect_timeout are read."
+                )
             }
-            guard let value = item.value.flatMap(TLSMode.init(rawValue:)) else {
-                throw CourierError(.invalidConfiguration, "The queue URL \(shown) has sslmode=\(item.value ?? ""); use disable, prefer or require.")
-            }
-            mode = value
         }
         let database = components.path.split(separator: "/").first.map(String.init)
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -63,6 +85,7 @@ struct PostgresQueueLocation: Sendable {
         self.password = components.password
         self.database = database
         self.tls = mode
+        self.connectTimeout = timeout
     }
 
     /// The pool's settings for this location.
@@ -77,7 +100,7 @@ struct PostgresQueueLocation: Sendable {
             host: host, port: port, username: username, password: password, database: database, tls: tlsSetting
         )
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(connectTimeout.components.seconds)
         return configuration
     }
 
@@ -96,7 +119,7 @@ struct PostgresQueueLocation: Sendable {
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tlsSetting
         )
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .seconds(connectTimeout.components.seconds)
         return configuration
     }
 

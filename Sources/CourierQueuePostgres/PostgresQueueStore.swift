@@ -35,13 +35,18 @@ actor PostgresQueueStore: QueueBackend {
 
     /// Connects to the database at `location`, and creates or migrates the queue's tables.
     ///
-    /// - Throws: ``CourierError/Kind/queueStorage`` when the server cannot be reached within
-    ///   ``connectDeadline``, refuses the login, or holds tables of a newer format.
+    /// - Throws: ``CourierError/Kind/queueStorage`` when the server cannot be reached and its
+    ///   tables made ready within the location's `connect_timeout`, refuses the login, or holds
+    ///   tables of a newer format.
     static func open(_ target: PostgresQueueLocation, logger: Logger) async throws(CourierError) -> PostgresQueueStore {
         // One connection of its own first: a server that is not there, or refuses the login,
         // is an error at once rather than a pool that keeps trying.
-        let configuration = try target.connectionConfiguration()
-        try await withDeadline(connectDeadline, location: target.redacted, action: "reached") { () throws(CourierError) in
+        var settings = try target.connectionConfiguration()
+        // The deadline below bounds the whole of opening and names `connect_timeout`; the
+        // connection's own timer is set past it so that it never answers first with less.
+        settings.options.connectTimeout = .seconds(target.connectTimeout.components.seconds + 5)
+        let configuration = settings
+        try await withDeadline(target.connectTimeout, location: target.redacted, action: "reached and prepared") { () throws(CourierError) in
             let connection: PostgresConnection
             do {
                 connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
@@ -160,7 +165,7 @@ actor PostgresQueueStore: QueueBackend {
                 if Task.isCancelled { return nil }
                 return CourierError(
                     .queueStorage,
-                    "The queue database at \(location) could not be \(action) within \(deadline); check that PostgreSQL runs there and accepts this user."
+                    "The queue database at \(location) could not be \(action) within \(deadline); check that PostgreSQL runs there and accepts this user, or give a busy server more time with connect_timeout in the URL."
                 )
             }
             let first = await group.next() ?? nil
@@ -286,6 +291,4 @@ actor PostgresQueueStore: QueueBackend {
     static let poolSize = 4
     /// How long one statement may take.
     static let statementDeadline: Duration = .seconds(30)
-    /// How long opening waits for the server.
-    static let connectDeadline: Duration = .seconds(15)
 }

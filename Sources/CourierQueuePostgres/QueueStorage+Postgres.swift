@@ -4,7 +4,8 @@ import Foundation
 
 extension QueueStorage {
     /// The PostgreSQL database at `url` (`postgres://user:password@host:5432/database`, with
-    /// `?sslmode=disable`, `prefer` (the default) or `require`). The queue creates its tables
+    /// `?sslmode=disable`, `prefer` (the default) or `require`, and `connect_timeout=SECONDS`,
+    /// which bounds opening: 15 seconds unless set). The queue creates its tables
     /// (`courier_queue`, `courier_queue_schema`) and migrates them; workers on any number of
     /// hosts may deliver one database.
     ///
@@ -14,8 +15,9 @@ extension QueueStorage {
     /// ```
     ///
     /// Opening throws ``CourierError/Kind/invalidConfiguration`` for a URL that is not a
-    /// `postgres://` URL, and ``CourierError/Kind/queueStorage`` when the server cannot be
-    /// reached or refuses the login.
+    /// `postgres://` URL or sets another parameter, and ``CourierError/Kind/queueStorage`` when
+    /// the server cannot be reached and the tables made ready within `connect_timeout`, or the
+    /// server refuses the login.
     public static func postgres(_ url: URL) -> QueueStorage {
         let shown = (try? PostgresQueueLocation(url).redacted) ?? PostgresQueueLocation.withoutPassword(url)
         return QueueStorage(description: shown) { logger throws(CourierError) in

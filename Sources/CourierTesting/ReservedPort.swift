@@ -17,8 +17,12 @@ public final class ReservedPort: Sendable {
     public let port: Int
     private let descriptor: Int32
 
-    /// Binds a TCP socket to 127.0.0.1 on a port the system chooses, without listening.
-    public init() throws {
+    /// Binds a TCP socket to 127.0.0.1 on a port the system chooses.
+    ///
+    /// - Parameter isListening: When true, the socket also listens but never accepts: the
+    ///   kernel completes connections into the backlog, and nothing ever reads from them or
+    ///   answers, like a server that hangs. When false (the default), connections are refused.
+    public init(isListening: Bool = false) throws {
         #if canImport(Glibc) || canImport(Musl)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -41,6 +45,11 @@ public final class ReservedPort: Sendable {
             let code = errno
             close(descriptor)
             throw ReservedPortError(step: "bind", code: code)
+        }
+        if isListening, listen(descriptor, 16) != 0 {
+            let code = errno
+            close(descriptor)
+            throw ReservedPortError(step: "listen", code: code)
         }
         self.descriptor = descriptor
         self.port = Int(UInt16(bigEndian: address.sin_port))

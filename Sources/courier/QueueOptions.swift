@@ -11,7 +11,7 @@ struct QueueOptions: ParsableArguments {
         help: ArgumentHelp(
             "The queue's SQLite file (a regular file or a path where one can be made), or a postgres:// URL.",
             discussion:
-                "Default: Courier/queue.sqlite in the user's application support folder (~/.local/share on Linux). A URL reads postgres://user:password@host:5432/database?sslmode=disable|prefer|require; several `courier queue run` processes on one file or one database share the work.",
+                "Default: Courier/queue.sqlite in the user's application support folder (~/.local/share on Linux). A URL reads postgres://user:password@host:5432/database?sslmode=disable|prefer|require&connect_timeout=15; several `courier queue run` processes on one file or one database share the work.",
             valueName: "path|url"
         )
     )

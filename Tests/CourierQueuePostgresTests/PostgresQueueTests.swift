@@ -226,9 +226,26 @@ struct PostgresQueueTests {
             #expect(error?.message.contains("s3cret") == false)
             #expect(QueueStorage.postgres(url).description == "postgres://app@127.0.0.1:\(port.port)/db")
         }
-        for bad in ["https://db.example/app", "postgres:///app", "postgres://db.example:70000/app", "postgres://db.example/app?sslmode=sometimes"] {
+        #expect(try PostgresQueueLocation(URL(string: "postgres://db.example/app")!).connectTimeout == .seconds(15))
+        #expect(try PostgresQueueLocation(URL(string: "postgres://db.example/app?connect_timeout=90&sslmode=require")!).connectTimeout == .seconds(90))
+        for bad in [
+            "https://db.example/app", "postgres:///app", "postgres://db.example:70000/app", "postgres://db.example/app?sslmode=sometimes",
+            "postgres://db.example/app?connect_timeout=0", "postgres://db.example/app?connect_timeout=3601", "postgres://db.example/app?connect_timeout=soon",
+            "postgres://db.example/app?connect_timeout", "postgres://db.example/app?application_name=x",
+        ] {
             let error = #expect(throws: CourierError.self) { _ = try PostgresQueueLocation(URL(string: bad)!) }
             #expect(error?.kind == .invalidConfiguration)
+        }
+    }
+
+    @Test func aServerThatNeverAnswersIsATypedErrorWithinConnectTimeout() async throws {
+        let silent = try ReservedPort(isListening: true)
+        let url = URL(string: "postgres://app@127.0.0.1:\(silent.port)/db?sslmode=disable&connect_timeout=1")!
+        try await CourierClient.withClient { client in
+            let error = await #expect(throws: CourierError.self) { try await client.openQueue(QueueConfiguration(storage: .postgres(url))) }
+            #expect(error?.kind == .queueStorage)
+            #expect(error?.message.contains("within 1.0 seconds") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("connect_timeout") == true)
         }
     }
 

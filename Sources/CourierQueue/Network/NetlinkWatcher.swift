@@ -14,7 +14,7 @@ final class NetlinkWatcher: Sendable {
     private init(stopper: Int32) { self.stopper = NIOLockedValueBox(stopper) }
 
     /// Opens and subscribes the socket; `nil` when the system refuses it (a sandbox without
-    /// netlink, a container's seccomp profile). Nothing runs before ``start(onChange:)``, so
+    /// netlink, a container's seccomp profile). Nothing runs before ``start(_:onChange:)``, so
     /// a caller reads the first state after subscribing and misses no change.
     static func open() -> (NetlinkSocket, NetlinkWatcher)? {
         guard let socket = NetlinkSocket.subscribe() else { return nil }

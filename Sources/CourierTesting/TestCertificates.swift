@@ -31,12 +31,16 @@ public struct TestCertificate: Sendable {
         "sha256/" + Data(SHA256.hash(data: privateKey.publicKey.derRepresentation)).base64EncodedString()
     }
 
-    /// Writes the certificate and key as `NAME.pem` and `NAME.key` into `directory`.
+    /// Writes the certificate and key as `NAME.pem` and `NAME.key` into `directory`; the key
+    /// file is readable by its owner alone (mode 0600).
     public func write(to directory: URL, name: String) throws -> (certificate: URL, key: URL) {
         let certificateURL = directory.appendingPathComponent("\(name).pem")
         let keyURL = directory.appendingPathComponent("\(name).key")
         try Data(certificatePEM.utf8).write(to: certificateURL)
-        try Data(privateKeyPEM.utf8).write(to: keyURL)
+        try? FileManager.default.removeItem(at: keyURL)
+        guard FileManager.default.createFile(atPath: keyURL.path, contents: Data(privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: keyURL.path])
+        }
         return (certificateURL, keyURL)
     }
 

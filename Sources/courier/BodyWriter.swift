@@ -60,7 +60,8 @@ final class BodyWriter: Sendable {
             let destination = URL(fileURLWithPath: path)
             let temporary = destination.deletingLastPathComponent()
                 .appendingPathComponent(".\(destination.lastPathComponent).courier-\(UUID().uuidString.prefix(8))")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+            // For the owner alone, like every file that holds what a user fetched.
+            guard PrivateFiles.makeFile(temporary.path) == .created,
                 let handle = try? FileHandle(forWritingTo: temporary)
             else {
                 throw CommandFailure(.writeError, "could not write \(path): check that its folder exists and is writable")
@@ -132,14 +133,16 @@ final class BodyWriter: Sendable {
         }
         do {
             try handle.close()
-            if FileManager.default.fileExists(atPath: destination.path) {
-                _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: destination)
-            }
         } catch {
             abandon()
             throw CommandFailure(.writeError, "could not write \(destination.path): \(error.localizedDescription)")
+        }
+        // One rename, which replaces a file that is there in one step and keeps the new file's
+        // mode: a replaced file's wider mode is not carried over.
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            abandon()
+            throw CommandFailure(.writeError, "could not write \(destination.path): \(reason)")
         }
     }
 

@@ -172,9 +172,14 @@ struct FetchCommand: AsyncParsableCommand {
         guard writesBody(status: response.status) else { return }
         if let path = try destination.path(for: response) {
             do {
-                try response.body.write(to: URL(fileURLWithPath: path), options: .atomic)
+                if PathCheck.isCharacterDevice(path) {
+                    // A device (`/dev/null`, a terminal) is written to, never replaced.
+                    try response.body.write(to: URL(fileURLWithPath: path))
+                } else {
+                    try PrivateFiles.replaceFile(path, with: response.body)
+                }
             } catch {
-                throw CommandFailure(.writeError, "could not write \(path): \(error.localizedDescription)")
+                throw CommandFailure(.writeError, "could not write \(path): \(error)")
             }
         } else {
             out.write(style.body(response.body, mediaType: response.mediaType))

@@ -133,6 +133,33 @@ struct FetchCommandTests {
     }
 }
 
+@Suite("Files courier writes are its user's alone")
+struct OutputFileModeTests {
+    @Test func everyBodyWrittenToAFileIsMode0600EvenWhereAWiderFileWas() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-modes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("cache").path
+        let runs: [(name: String, arguments: [String])] = [
+            ("streamed.bin", ["fetch", "/bytes/100"]),
+            ("stored.bin", ["fetch", "/bytes/100", "--cache", cache]),
+            ("downloaded.bin", ["download", "/bytes/100"]),
+        ]
+        try await withServer { server in
+            for (name, arguments) in runs {
+                let path = folder.appendingPathComponent(name).path
+                // A file someone else could read is there already: it is replaced, not reused.
+                #expect(FileManager.default.createFile(atPath: path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644]))
+                let full = [arguments[0], server.url(arguments[1]).absoluteString] + arguments.dropFirst(2) + ["-o", path]
+                let run = await courier(full + (arguments[0] == "download" ? ["--overwrite"] : []))
+                #expect(run.status == 0, "\(full): \(run.stderr)")
+                #expect(FileManager.default.contents(atPath: path) == Data(TestServer.bytes(count: 100)), "\(full)")
+                #expect(PrivateFiles.permissions(of: path) == 0o600, "\(full)")
+            }
+        }
+    }
+}
+
 @Suite("courier exit statuses")
 struct ExitStatusTests {
     @Test func httpErrorsOnlyFailUnderFail() async throws {

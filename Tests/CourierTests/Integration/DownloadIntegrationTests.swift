@@ -68,6 +68,11 @@ struct DownloadIntegrationTests {
                 let kept = try #require(PartialFile.length(of: working.partial))
                 #expect(kept > 0 && kept <= 150_000)
                 let record = try #require(ResumeRecord.load(from: working.record))
+                // Both files are the owner's alone, and the record holds the URL without its query.
+                #expect(PrivateFiles.permissions(of: working.partial.path) == 0o600)
+                #expect(PrivateFiles.permissions(of: working.record.path) == 0o600)
+                #expect(record.url == server.url("/range/400000").absoluteString)
+                #expect(try String(contentsOf: working.record, encoding: .utf8).contains("drop_at") == false)
                 #expect(record.bytesReceived == kept)
                 #expect(record.totalBytes == 400_000)
                 #expect(record.entityTag == "\"range-400000-2\"")
@@ -81,6 +86,7 @@ struct DownloadIntegrationTests {
                 let digest = try sha256(ofFileAt: destination)
                 #expect(digest == sha256(ofGenerated: 400_000, seed: 2))
                 #expect(contents(of: folder) == ["later.bin"])
+                #expect(PrivateFiles.permissions(of: destination.path) == 0o600)
             }
         }
     }

@@ -147,6 +147,23 @@ struct DownloadRulesTests {
         #expect(BodyDigest.announced(in: headers, isWholeFile: false).count == 2)
     }
 
+    @Test("a resume record keeps the URL without its secrets and recognizes it by digest")
+    func recordURL() throws {
+        let signed = try #require(URL(string: "https://user:secret@files.example:8443/a/b.bin?X-Signature=abc123#part"))
+        let record = ResumeRecord(for: signed, entityTag: "\"e\"", lastModified: nil, bytesReceived: 5, fileName: nil)
+        #expect(record.url == "https://files.example:8443/a/b.bin")
+        #expect(record.urlDigest?.count == 64)
+        #expect(record.isRecord(of: signed))
+        #expect(!record.isRecord(of: try #require(URL(string: "https://user:secret@files.example:8443/a/b.bin?X-Signature=abc124#part"))))
+        #expect(!record.isRecord(of: try #require(URL(string: "https://files.example:8443/a/b.bin"))))
+        let encoded = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+        #expect(!encoded.contains("abc123") && !encoded.contains("secret"))
+        // A record written before the digest holds the whole URL, and is matched by it.
+        let older = ResumeRecord(url: signed.absoluteString, entityTag: "\"e\"", lastModified: nil, bytesReceived: 5)
+        #expect(older.isRecord(of: signed))
+        #expect(!older.isRecord(of: try #require(URL(string: "https://files.example:8443/a/b.bin"))))
+    }
+
     @Test("a resume record prefers a strong entity-tag to the date, and refuses a weak one")
     func validators() {
         var record = ResumeRecord(url: "http://x/", entityTag: "\"abc\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", bytesReceived: 0)

@@ -88,7 +88,7 @@ extension CourierClient {
         }
         let working = destination.workingFiles(for: request.url)
         var record = options.resumesPartialDownload ? ResumeRecord.load(from: working.record) : nil
-        if record?.url != request.url.absoluteString { record = nil }
+        if record?.isRecord(of: request.url) != true { record = nil }
         if record == nil {
             PartialFile.remove(working.partial)
             PartialFile.remove(working.record)
@@ -200,7 +200,7 @@ extension CourierClient {
         try partial.write(prefix.bytes)
         partial.synchronize()
         let record = ResumeRecord(
-            url: requestURL.absoluteString, entityTag: prefix.entityTag, lastModified: nil, bytesReceived: partial.length,
+            for: requestURL, entityTag: prefix.entityTag, lastModified: nil, bytesReceived: partial.length,
             totalBytes: prefix.total, fileName: fileName
         )
         try record.save(to: working.record)
@@ -250,7 +250,7 @@ extension CourierClient {
         let file = try finalURL(destination, record: record, head: head, offset: writeOffset, overwrite: options.overwritesExistingFile)
         if writeOffset == 0 || record == nil {
             record = ResumeRecord(
-                url: requestURL.absoluteString,
+                for: requestURL,
                 entityTag: head.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 },
                 lastModified: head.headers["Last-Modified"],
                 bytesReceived: 0,

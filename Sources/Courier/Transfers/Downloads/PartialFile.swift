@@ -34,7 +34,8 @@ final class PartialFile {
             if unlink(path) != 0 && errno != ENOENT { throw failure("remove the old partial file", path) }
             flags |= O_EXCL
         }
-        let descriptor = systemOpen(path, flags, 0o644)
+        // For the owner alone: the file becomes the download, which is the user's data.
+        let descriptor = systemOpen(path, flags, 0o600)
         guard descriptor >= 0 else { throw failure("open the partial file", path) }
         guard let status = FileStatus(descriptor: descriptor), status.isRegularFile else {
             _ = systemClose(descriptor)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What a partial download needs to be continued, kept as JSON beside its partial file.
@@ -5,9 +6,16 @@ import Foundation
 /// The bytes already on disk are the partial file's length, which is always right even after a
 /// crash; ``bytesReceived`` records the count when the record was last written, for people
 /// reading the file.
+///
+/// The record is written for its owner alone (mode 0600), and holds no secret in clear: the URL
+/// is kept without its user, password, query and fragment, for people reading the file, and is
+/// matched through its SHA-256 digest, so that a signed URL's token never reaches the disk.
 struct ResumeRecord: Codable, Equatable {
-    /// The URL the download was started for.
+    /// The URL the download was started for, without its user, password, query and fragment;
+    /// in a record without ``urlDigest``, the whole URL.
     var url: String
+    /// The SHA-256 digest of the whole URL, in hexadecimal: what a later download compares.
+    var urlDigest: String? = nil
     /// The strong entity-tag of the representation, if it had one.
     var entityTag: String?
     /// Its `Last-Modified` date, used when there is no strong entity-tag.
@@ -33,17 +41,42 @@ struct ResumeRecord: Codable, Equatable {
         return try? JSONDecoder().decode(ResumeRecord.self, from: data)
     }
 
-    /// Writes the record to `url`, replacing the old one in one step.
+    /// Writes the record to `url`, replacing the old one in one step, readable by its owner alone.
     func save(to url: URL) throws(CourierError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            try encoder.encode(self).write(to: url, options: .atomic)
+            try PrivateFiles.replaceFile(url.path, with: try encoder.encode(self))
         } catch {
             throw CourierError(
                 .invalidDestination, "Could not write the resume record \(url.path): \(error). Check that the folder is writable.",
                 underlyingError: error
             )
         }
+    }
+}
+
+extension ResumeRecord {
+    /// A record of a download of `requestURL`, holding its digest and a shown form without secrets.
+    init(for requestURL: URL, entityTag: String?, lastModified: String?, bytesReceived: Int64, totalBytes: Int64? = nil, fileName: String?) {
+        var shown = URLComponents(url: requestURL, resolvingAgainstBaseURL: false)
+        shown?.user = nil
+        shown?.password = nil
+        shown?.query = nil
+        shown?.fragment = nil
+        self.init(
+            url: shown?.string ?? "", urlDigest: Self.digest(of: requestURL), entityTag: entityTag, lastModified: lastModified,
+            bytesReceived: bytesReceived, totalBytes: totalBytes, fileName: fileName
+        )
+    }
+
+    /// Whether this record was written for a download of `requestURL`.
+    func isRecord(of requestURL: URL) -> Bool {
+        guard let urlDigest else { return url == requestURL.absoluteString }
+        return urlDigest == Self.digest(of: requestURL)
+    }
+
+    private static func digest(of url: URL) -> String {
+        SHA256.hash(data: Data(url.absoluteString.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

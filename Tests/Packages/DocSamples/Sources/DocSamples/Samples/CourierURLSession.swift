@@ -38,4 +38,15 @@ extension Samples {
             try await client.send(CourierRequest<JSONValue>(path: "/users/1"))["name"]
         }
     }
+
+    /// Sources/CourierURLSession/ResumeData/URLSessionResumeData.swift, sample 1
+    static func uRLSessionResumeData1(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        func continueDownload(from data: Data, to file: URL, with client: CourierClient) async throws -> DownloadResult {
+            let resumeData = try URLSessionResumeData(data)
+            try resumeData.adopt(into: .file(file))
+            return try await client.download(CourierRequest<Void>(path: resumeData.url.absoluteString), to: .file(file))
+        }
+    }
 }

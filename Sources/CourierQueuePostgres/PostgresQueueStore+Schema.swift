@@ -85,18 +85,20 @@ extension PostgresQueueStore {
         let found: Int
         do {
             found = try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
-                try await connection.query("CREATE TABLE IF NOT EXISTS courier_queue_schema (version integer NOT NULL)", logger: logger)
-                var current = 0
-                for try await version in try await connection.query("SELECT max(version) FROM courier_queue_schema", logger: logger).decode(Int?.self) {
-                    current = version ?? 0
+                // Every result is read to its end before the next statement: a result left
+                // unread (the lock's one row) could leave the connection waiting for ever.
+                func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
+                    try await connection.query(query, logger: logger).collect()
                 }
+                _ = try await run("SELECT pg_advisory_xact_lock(\(migrationLock))")
+                _ = try await run("CREATE TABLE IF NOT EXISTS courier_queue_schema (version integer NOT NULL)")
+                let current = try await run("SELECT max(version) FROM courier_queue_schema").first?.decode(Int?.self) ?? 0
                 guard current < steps.count else { return current }
                 for step in steps.dropFirst(current) {
-                    for statement in step { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                    for statement in step { _ = try await run(PostgresQuery(unsafeSQL: statement)) }
                 }
-                try await connection.query("DELETE FROM courier_queue_schema", logger: logger)
-                try await connection.query("INSERT INTO courier_queue_schema (version) VALUES (\(steps.count))", logger: logger)
+                _ = try await run("DELETE FROM courier_queue_schema")
+                _ = try await run("INSERT INTO courier_queue_schema (version) VALUES (\(steps.count))")
                 return current
             }
         } catch {

@@ -116,13 +116,14 @@ struct CancellationAndTimeoutTests {
 @Suite("Read timeout against the in-process server")
 struct ReadTimeoutIntegrationTests {
     @Test func aBodyThatKeepsComingOutlastsTheReadTimeout() async throws {
-        // Fourteen bytes 500 ms apart under a 5 s read timeout: the server paces the body over
-        // 6.5 s or more, longer than the timeout, but is never silent for a tenth as long (a
-        // margin for a machine loaded by the rest of the suite).
+        // Twenty-four bytes 500 ms apart under a 10 s read timeout: the server paces the body
+        // over 11.5 s or more, longer than the timeout, but is never silent for a twentieth as
+        // long (a margin for a machine loaded by the rest of the suite and a second test
+        // process: under a 5 s timeout, URLSession on Linux once saw 5 s pass between pieces).
         try await withServer { server in
-            try await withClient(server, configure: { $0.timeouts.read = .seconds(5) }) { client in
-                let body = try await client.send(CourierRequest<Data>(path: "/drip?numbytes=14&duration=7"))
-                #expect(body == Data(repeating: UInt8(ascii: "*"), count: 14))
+            try await withClient(server, configure: { $0.timeouts.read = .seconds(10) }) { client in
+                let body = try await client.send(CourierRequest<Data>(path: "/drip?numbytes=24&duration=12"))
+                #expect(body == Data(repeating: UInt8(ascii: "*"), count: 24))
             }
         }
     }

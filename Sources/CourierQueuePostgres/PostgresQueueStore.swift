@@ -46,20 +46,31 @@ actor PostgresQueueStore: QueueBackend {
         // connection's own timer is set past it so that it never answers first with less.
         settings.options.connectTimeout = .seconds(target.connectTimeout.components.seconds + 5)
         let configuration = settings
-        try await withDeadline(target.connectTimeout, location: target.redacted, action: "reached and prepared") { () throws(CourierError) in
+        // Opening is not waited for past the deadline: a migration that waits for another
+        // worker's lock, or a server that answers the login and then nothing, would otherwise
+        // hold the caller however its task is cancelled. Its connection is closed instead.
+        let opening = OpeningConnection()
+        let outcome = await bounded(by: target.connectTimeout) {
             let connection: PostgresConnection
             do {
                 connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             } catch {
                 throw storageError(error, location: target.redacted, action: "reached")
             }
+            guard opening.keep(connection) else {
+                throw CourierError(.cancelled, "Opening the queue database at \(target.redacted) was abandoned.")
+            }
             do throws(CourierError) {
                 try await migrate(on: connection, location: target.redacted, logger: logger)
             } catch {
-                await PostgresQueueStore.close(connection)
+                await opening.close()
                 throw error
             }
-            await PostgresQueueStore.close(connection)
+            await opening.close()
+        }
+        if case .failure(let error) = outcome {
+            opening.abandon()
+            throw openingError(error, target: target)
         }
         let store = PostgresQueueStore(target: target, logger: logger)
         await store.start()
@@ -147,32 +158,21 @@ actor PostgresQueueStore: QueueBackend {
         return outcome
     }
 
-    /// Runs `body`, or throws ``CourierError/Kind/queueStorage`` once `deadline` has passed.
-    static func withDeadline(
-        _ deadline: Duration, location: String, action: String, _ body: @escaping @Sendable () async throws(CourierError) -> Void
-    ) async throws(CourierError) {
-        let outcome: CourierError? = await withTaskGroup(of: CourierError??.self) { group in
-            group.addTask {
-                do throws(CourierError) {
-                    try await body()
-                    return .some(nil)
-                } catch {
-                    return .some(error)
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: deadline)
-                if Task.isCancelled { return nil }
-                return CourierError(
-                    .queueStorage,
-                    "The queue database at \(location) could not be \(action) within \(deadline); check that PostgreSQL runs there and accepts this user, or give a busy server more time with connect_timeout in the URL."
-                )
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? CourierError(.cancelled, "Opening the queue database at \(location) was cancelled.")
+    /// Why opening `target` failed, as the error ``open(_:logger:)`` throws.
+    static func openingError(_ error: any Error, target: PostgresQueueLocation) -> CourierError {
+        switch error {
+        case let error as CourierError:
+            return error
+        case is StatementTimeout:
+            return CourierError(
+                .queueStorage,
+                "The queue database at \(target.redacted) could not be reached and prepared within \(target.connectTimeout); check that PostgreSQL runs there and accepts this user, or give a busy server more time with connect_timeout in the URL."
+            )
+        case is CancellationError:
+            return CourierError(.cancelled, "Opening the queue database at \(target.redacted) was cancelled.", underlyingError: error)
+        default:
+            return storageError(error, location: target.redacted, action: "reached")
         }
-        if let outcome { throw outcome }
     }
 
     static func storageError(_ error: any Error, location: String, action: String) -> CourierError {

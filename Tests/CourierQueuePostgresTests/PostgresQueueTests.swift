@@ -249,6 +249,34 @@ struct PostgresQueueTests {
         }
     }
 
+    /// A server that answers the login and then holds the migration behind another session's
+    /// lock: opening ends with a typed error at its deadline, and the abandoned attempt holds
+    /// nothing once the lock is free, so the next opening succeeds.
+    @Test func aMigrationHeldBehindAnotherSessionsLockEndsAtConnectTimeout() async throws {
+        try await withPostgres { _, url in
+            let holder = try await PostgresConnection.connect(configuration: try PostgresQueueLocation(url).connectionConfiguration(), id: 1, logger: Self.logger)
+            do {
+                _ = try await holder.query("SELECT pg_advisory_lock(\(PostgresQueueStore.migrationLock))", logger: Self.logger).collect()
+                let impatient = URL(string: url.absoluteString.replacingOccurrences(of: "connect_timeout=120", with: "connect_timeout=2"))!
+                try await CourierClient.withClient { client in
+                    let error = await #expect(throws: CourierError.self) { try await client.openQueue(QueueConfiguration(storage: .postgres(impatient))) }
+                    #expect(error?.kind == .queueStorage)
+                    #expect(error?.message.contains("within 2.0 seconds") == true, "\(String(describing: error))")
+                    #expect(error?.message.contains("connect_timeout") == true)
+                }
+                _ = try await holder.query("SELECT pg_advisory_unlock(\(PostgresQueueStore.migrationLock))", logger: Self.logger).collect()
+                try await holder.close()
+            } catch {
+                try? await holder.close()
+                throw error
+            }
+            try await Self.withStore(url) { store in
+                let version = try await store.run("SELECT max(version) FROM courier_queue_schema", action: "read").first?.decode(Int.self)
+                #expect(version == PostgresQueueStore.migrations.count)
+            }
+        }
+    }
+
     @Test func aRestartOfPostgreSQLLosesNothingAndAppliesEachRequestOnce() async throws {
         try await withServerAndPostgres { server, cluster, url in
             try await CourierClient.withClient { client in

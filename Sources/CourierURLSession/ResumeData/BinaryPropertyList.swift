@@ -74,10 +74,16 @@ struct BinaryPropertyList {
 
     /// The big-endian unsigned number of `size` bytes at `offset`, when it is there and fits an `Int`.
     private static func unsigned(_ bytes: [UInt8], at offset: Int, size: Int) -> Int? {
+        guard let value = bigEndian(bytes, at: offset, size: size) else { return nil }
+        return value <= UInt64(Int.max) ? Int(value) : nil
+    }
+
+    /// The `size` bytes (at most 8) at `offset` as one big-endian number; `nil` past the end.
+    private static func bigEndian(_ bytes: [UInt8], at offset: Int, size: Int) -> UInt64? {
         guard offset >= 0, size <= 8, offset <= bytes.count - size else { return nil }
         var value: UInt64 = 0
         for byte in bytes[offset..<offset + size] { value = value << 8 | UInt64(byte) }
-        return value <= UInt64(Int.max) ? Int(value) : nil
+        return value
     }
 
     private mutating func value(at index: Int, depth: Int) -> Value? {
@@ -183,9 +189,7 @@ struct BinaryPropertyList {
         switch sizeExponent {
         case 0...3:
             let size = 1 << sizeExponent
-            guard offset >= 0, offset <= bytes.count - size else { return nil }
-            var value: UInt64 = 0
-            for byte in bytes[offset..<offset + size] { value = value << 8 | UInt64(byte) }
+            guard let value = Self.bigEndian(bytes, at: offset, size: size) else { return nil }
             // 1, 2 and 4 bytes are unsigned; 8 bytes are two's complement.
             return size == 8 ? Int64(bitPattern: value) : Int64(value)
         case 4:
@@ -196,10 +200,9 @@ struct BinaryPropertyList {
         }
     }
 
+    /// A 4- or 8-byte IEEE 754 number; any other size is not a real of the format.
     private func real(at offset: Int, size: Int) -> Double? {
-        guard offset >= 0, offset <= bytes.count - size else { return nil }
-        var value: UInt64 = 0
-        for byte in bytes[offset..<offset + size] { value = value << 8 | UInt64(byte) }
+        guard size == 4 || size == 8, let value = Self.bigEndian(bytes, at: offset, size: size) else { return nil }
         return size == 4 ? Double(Float(bitPattern: UInt32(value))) : Double(bitPattern: value)
     }
 }

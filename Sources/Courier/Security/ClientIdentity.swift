@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A client certificate and its private key, shown to servers that ask for one.
@@ -46,6 +45,6 @@ public struct ClientIdentity: Sendable, Hashable, CustomStringConvertible {
         case .pem(let certificate, _): material = try certificate.data()
         case .pkcs12(let bundle, _): material = try bundle.data()
         }
-        return SHA256.hash(data: material).map { String(format: "%02x", $0) }.joined()
+        return Digest.sha256Hex(material)
     }
 }

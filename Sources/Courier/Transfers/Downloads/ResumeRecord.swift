@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What a partial download needs to be continued, kept as JSON beside its partial file.
@@ -77,6 +76,6 @@ extension ResumeRecord {
     }
 
     private static func digest(of url: URL) -> String {
-        SHA256.hash(data: Data(url.absoluteString.utf8)).map { String(format: "%02x", $0) }.joined()
+        Digest.sha256Hex(Data(url.absoluteString.utf8))
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Courier
+@testable import CourierURLSession
 
 @Suite("Downloads to a file")
 struct DownloadIntegrationTests {
@@ -158,9 +159,17 @@ struct DownloadIntegrationTests {
             #expect(result.bytes == Int64(size))
             #expect(PartialFile.length(of: destination) == Int64(size))
             // Bytes received but not yet written never exceeded one piece of the
-            // transport.s reads: 128 MiB went through at most 1 MiB at a time.
+            // transport's reads: 128 MiB went through at most 1 MiB at a time. FoundationNetworking
+            // cannot pause a transfer, so there the body the writer has not taken yet is handed
+            // over as one piece, up to the transport's buffer limit (the CourierURLSession
+            // article lists the difference); a busy machine makes that piece larger.
             #expect(gauge.highWaterMark > 0)
-            #expect(gauge.highWaterMark <= 1 << 20)
+            #if canImport(FoundationNetworking)
+            let bound = TestTransport.selected == .urlSession ? CourierURLSessionTransport.defaultMaximumBufferedBytes : 1 << 20
+            #else
+            let bound = 1 << 20
+            #endif
+            #expect(gauge.highWaterMark <= bound)
         }
     }
 

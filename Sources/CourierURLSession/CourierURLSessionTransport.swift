@@ -30,8 +30,10 @@ public final class CourierURLSessionTransport: Transport {
     private let limits: SessionLimits
     /// Where every call that makes, starts or cancels a task is made; see
     /// ``begin(_:for:)``.
-    private let control = DispatchQueue(label: "courier.urlsession.control")
+    let control = DispatchQueue(label: "courier.urlsession.control")
     let readTimeout: Duration?
+    /// The session that carries downloads to files, when background downloads were asked for.
+    let background: BackgroundSession?
 
     /// Creates a transport with the connection settings of `configuration`.
     ///
@@ -41,28 +43,31 @@ public final class CourierURLSessionTransport: Transport {
         try self.init(configuration: configuration, maximumBufferedBytes: CourierURLSessionTransport.defaultMaximumBufferedBytes)
     }
 
+    /// Creates a transport that carries every download to a file
+    /// (``CourierClient/download(_:to:options:)``) on the session `backgroundDownloads`
+    /// describes, so that on Apple platforms it goes on while the app is suspended, and its
+    /// result waits for the app's next launch; other requests go as they do without it.
+    ///
+    /// - Throws: ``CourierError/Kind/invalidConfiguration`` as ``init(configuration:)`` does,
+    ///   and when the background downloads folder cannot be made the owner's alone.
+    public convenience init(configuration: ClientConfiguration = ClientConfiguration(), backgroundDownloads: BackgroundDownloads) throws(CourierError) {
+        try self.init(
+            configuration: configuration, maximumBufferedBytes: CourierURLSessionTransport.defaultMaximumBufferedBytes, backgroundDownloads: backgroundDownloads
+        )
+    }
+
     /// Creates a transport that fails an exchange whose unread body grows past
     /// `maximumBufferedBytes` where URLSession cannot pause a transfer.
-    init(configuration: ClientConfiguration, maximumBufferedBytes: Int) throws(CourierError) {
+    init(configuration: ClientConfiguration, maximumBufferedBytes: Int, backgroundDownloads: BackgroundDownloads? = nil) throws(CourierError) {
         try CourierURLSessionTransport.refuseUnsupported(configuration)
         let transport = configuration.transportConfiguration
-        let settings = URLSessionConfiguration.ephemeral
-        settings.urlCache = nil
-        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
-        settings.httpCookieStorage = nil
-        settings.httpShouldSetCookies = false
-        settings.httpCookieAcceptPolicy = .never
-        settings.urlCredentialStorage = nil
-        settings.httpMaximumConnectionsPerHost = transport.maximumConnectionsPerHost
-        settings.timeoutIntervalForRequest = CourierURLSessionTransport.seconds(transport.readTimeout)
+        let settings = CourierURLSessionTransport.settings(.ephemeral, for: transport)
+        // The client's own deadline bounds an exchange; URLSession adds none.
         settings.timeoutIntervalForResource = CourierURLSessionTransport.seconds(nil)
-        CourierURLSessionTransport.applyTLSFloor(transport.minimumTLSVersion, to: settings)
         let delegate = SessionDelegate()
-        let queue = OperationQueue()
-        queue.name = "courier.urlsession"
-        queue.maxConcurrentOperationCount = 1
         self.delegate = delegate
-        self.session = URLSession(configuration: settings, delegate: delegate, delegateQueue: queue)
+        self.session = URLSession(configuration: settings, delegate: delegate, delegateQueue: CourierURLSessionTransport.delegateQueue())
+        self.background = try backgroundDownloads.map { downloads throws(CourierError) in try BackgroundSession(downloads, transport: transport) }
         self.readTimeout = transport.readTimeout
         self.limits = SessionLimits(
             decompression: transport.decompression,
@@ -91,6 +96,9 @@ public final class CourierURLSessionTransport: Transport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
+        if request.isFileDownload, request.body == nil, let background {
+            return try await download(request, on: background, deadline: deadline, body: body)
+        }
         let start = ContinuousClock.now
         let startDate = Date()
         let (urlRequest, upload) = try makeURLRequest(request)
@@ -166,11 +174,11 @@ public final class CourierURLSessionTransport: Transport {
     private func begin(_ urlRequest: URLRequest, for exchange: SessionExchange) {
         control.async { [session, delegate] in
             let task = session.dataTask(with: urlRequest)
-            delegate.register(exchange, for: task.taskIdentifier)
+            delegate.exchanges.register(exchange, for: task.taskIdentifier)
             if exchange.attach(task) {
                 task.resume()
             } else {
-                delegate.unregister(task.taskIdentifier)
+                delegate.exchanges.unregister(task.taskIdentifier)
                 task.cancel()
             }
         }
@@ -182,13 +190,41 @@ public final class CourierURLSessionTransport: Transport {
         control.async { task.cancel() }
     }
 
-    /// Cancels every exchange in flight and releases the session.
+    /// Cancels every exchange in flight and releases the session. A background downloads
+    /// session is released without cancelling its downloads: they belong to the system until
+    /// they finish, and their results wait in the folder for the next download of the same
+    /// request.
     public func shutdown() async throws {
         await withCheckedContinuation { continuation in
-            control.async { [session] in
+            control.async { [session, background] in
                 session.invalidateAndCancel()
+                background?.session.finishTasksAndInvalidate()
                 continuation.resume()
             }
         }
+    }
+
+    /// The settings every session of the transport shares, applied to `settings`: URLSession
+    /// keeps no cache, cookie or credential of its own, and takes the connection settings of
+    /// `transport`.
+    static func settings(_ settings: URLSessionConfiguration, for transport: TransportConfiguration) -> URLSessionConfiguration {
+        settings.urlCache = nil
+        settings.requestCachePolicy = .reloadIgnoringLocalCacheData
+        settings.httpCookieStorage = nil
+        settings.httpShouldSetCookies = false
+        settings.httpCookieAcceptPolicy = .never
+        settings.urlCredentialStorage = nil
+        settings.httpMaximumConnectionsPerHost = transport.maximumConnectionsPerHost
+        settings.timeoutIntervalForRequest = seconds(transport.readTimeout)
+        applyTLSFloor(transport.minimumTLSVersion, to: settings)
+        return settings
+    }
+
+    /// A serial queue for a session's delegate calls.
+    static func delegateQueue() -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = "courier.urlsession"
+        queue.maxConcurrentOperationCount = 1
+        return queue
     }
 }

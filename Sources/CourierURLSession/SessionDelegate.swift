@@ -7,26 +7,28 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a ``CourierURLSessionTransport``'s session: passes each task's events to its
-/// ``SessionExchange`` and keeps URLSession from acting on its own.
+/// ``SessionExchange`` (a data task) or ``DownloadTaskExchange`` (a download task of the
+/// background downloads session, whose body it moves into the ``DownloadLedger`` first), and
+/// keeps URLSession from acting on its own.
 ///
 /// It follows no redirect (Courier's redirect rules do, one hop at a time), answers no
 /// authentication challenge with a stored credential (Courier's authenticators do), and
 /// leaves server trust to the platform's default evaluation.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = NIOLockedValueBox([Int: SessionExchange]())
+final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+    /// The data tasks waited for.
+    let exchanges = TaskRegistry<SessionExchange>()
+    /// The download tasks waited for, on a background downloads session.
+    let downloads = TaskRegistry<DownloadTaskExchange>()
+    /// Where a background downloads session keeps finished bodies; `nil` on a data session.
+    let ledger: DownloadLedger?
+    #if canImport(Darwin)
+    /// What the app gave to be called once the system has delivered a background session's
+    /// events (see ``CourierURLSessionTransport/finishBackgroundEvents(then:)``).
+    let backgroundEventsHandler = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+    #endif
 
-    /// Routes the events of the task numbered `identifier` to `exchange`.
-    func register(_ exchange: SessionExchange, for identifier: Int) {
-        exchanges.withLockedValue { $0[identifier] = exchange }
-    }
-
-    /// Stops routing the events of the task numbered `identifier`.
-    func unregister(_ identifier: Int) {
-        _ = exchanges.withLockedValue { $0.removeValue(forKey: identifier) }
-    }
-
-    private func exchange(for task: URLSessionTask) -> SessionExchange? {
-        exchanges.withLockedValue { $0[task.taskIdentifier] }
+    init(ledger: DownloadLedger? = nil) {
+        self.ledger = ledger
     }
 
     func urlSession(
@@ -51,7 +53,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // request). FoundationNetworking asks once the whole 401 or 407 has been delivered and
         // ends the task as cancelled when the challenge is refused: the exchange knows that
         // such an end is the response's own. (Default handling would wait for ever there.)
-        exchange(for: task)?.challenged()
+        exchanges[task]?.challenged()
+        downloads[task]?.challenged()
         completionHandler(.rejectProtectionSpace, nil)
     }
 
@@ -67,7 +70,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let exchange = exchange(for: dataTask) else { return completionHandler(.cancel) }
+        guard let exchange = exchanges[dataTask] else { return completionHandler(.cancel) }
         guard let response = response as? HTTPURLResponse else {
             exchange.fail(CourierError(.malformedResponse, "The server's answer is not an HTTP response; it cannot be read.", url: exchange.url))
             return completionHandler(.cancel)
@@ -81,7 +84,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(for: dataTask) else { return }
+        guard let exchange = exchanges[dataTask] else { return }
         switch exchange.receive(data) {
         case .proceed:
             break
@@ -92,12 +95,68 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
+        // The file is deleted when this returns: it is moved into the ledger now, whether or not
+        // anyone still waits for it (after a relaunch, nobody does).
+        guard let ledger, let key = downloadTask.taskDescription, let response = downloadTask.response as? HTTPURLResponse else { return }
+        downloads[downloadTask]?.finished(ledger.keep(location, response: response, key: key))
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let exchange = exchange(for: task) else { return }
-        unregister(task.taskIdentifier)
+        if let download = downloads[task] {
+            downloads.unregister(task.taskIdentifier)
+            if download.isDone, let key = task.taskDescription {
+                // Nobody waits any more (cancelled, or past its deadline): nothing is kept.
+                ledger?.remove(key)
+            }
+            let cancelled = (error as? URLError)?.code == .cancelled
+            if cancelled, download.endsWithRefusedChallenge, let ledger, let key = task.taskDescription, let response = task.response as? HTTPURLResponse {
+                // The challenge is the client's to answer, from the head: the 401 or 407 is
+                // delivered with an empty body.
+                download.finished(ledger.keep(nil, response: response, key: key))
+            }
+            return download.completed(
+                error.map { CourierURLSessionTransport.map($0, url: download.url, headArrived: task.response != nil) },
+                cancelledAfterChallenge: cancelled
+            )
+        }
+        guard let exchange = exchanges[task] else { return }
+        exchanges.unregister(task.taskIdentifier)
         if let error = error as? URLError, error.code == .cancelled, exchange.endsWithRefusedChallenge {
             return exchange.sessionCompleted(nil)
         }
         exchange.sessionCompleted(error.map { CourierURLSessionTransport.map($0, url: exchange.url, headArrived: task.response != nil) })
+    }
+
+    #if canImport(Darwin)
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {
+        let handler = backgroundEventsHandler.withLockedValue { handler in
+            defer { handler = nil }
+            return handler
+        }
+        // The system expects the handler on the main thread.
+        if let handler { DispatchQueue.main.async { handler() } }
+    }
+    #endif
+}
+
+/// The exchanges of a session's tasks, by task identifier: the session's delegate looks each
+/// event's exchange up here.
+struct TaskRegistry<Exchange: Sendable>: Sendable {
+    private let byTask = NIOLockedValueBox([Int: Exchange]())
+
+    /// Routes the events of the task numbered `identifier` to `exchange`.
+    func register(_ exchange: Exchange, for identifier: Int) {
+        byTask.withLockedValue { $0[identifier] = exchange }
+    }
+
+    /// Stops routing the events of the task numbered `identifier`.
+    func unregister(_ identifier: Int) {
+        _ = byTask.withLockedValue { $0.removeValue(forKey: identifier) }
+    }
+
+    /// The exchange of `task`, while it is registered.
+    subscript(task: URLSessionTask) -> Exchange? {
+        byTask.withLockedValue { $0[task.taskIdentifier] }
     }
 }

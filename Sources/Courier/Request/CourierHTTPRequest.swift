@@ -75,6 +75,9 @@ public struct CourierHTTPRequest: Sendable {
     /// Whether the client collects the response body whole, up to ``maximumBodySize``: a
     /// transport may then collect it itself, the cheaper way, and hand it over as one piece.
     package var collectsResponseBody = false
+    /// Whether the client writes the response body to a file (``CourierClient/download(_:to:options:)``):
+    /// a transport may then carry the exchange as a download of its own.
+    package var isFileDownload = false
     /// The redirect rules for this request; `nil` uses the client's.
     public var redirectPolicy: RedirectPolicy?
     /// The credentials of this request alone (from ``CourierRequest/credential``), used instead of

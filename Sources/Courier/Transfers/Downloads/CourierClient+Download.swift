@@ -99,6 +99,7 @@ extension CourierClient {
             let onDisk = record == nil ? 0 : (PartialFile.length(of: working.partial) ?? 0)
             let offset = record?.validator == nil ? 0 : onDisk
             var attempt = request
+            attempt.isFileDownload = true
             if offset > 0, let validator = record?.validator {
                 attempt.headers.set(name: "Range", value: "bytes=\(offset)-")
                 attempt.headers.set(name: "If-Range", value: validator)

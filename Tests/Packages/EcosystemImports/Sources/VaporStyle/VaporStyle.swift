@@ -97,6 +97,7 @@ private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
 private typealias UnqualifiedCourierURLSessionTransport = CourierURLSessionTransport
 private typealias UnqualifiedURLSessionResumeData = URLSessionResumeData
+private typealias UnqualifiedBackgroundDownloads = BackgroundDownloads
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage

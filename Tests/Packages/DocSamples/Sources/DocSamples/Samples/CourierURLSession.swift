@@ -29,6 +29,17 @@ extension Samples {
         let user = try await client.send(CourierRequest<JSONValue>(path: "/users/1"))
     }
 
+    /// Sources/CourierURLSession/Background/BackgroundDownloads.swift, sample 1
+    static func backgroundDownloads1(_ context: SampleContext) async throws {
+        let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            .appendingPathComponent("Downloads in progress")
+        let transport = try CourierURLSessionTransport(
+            configuration: ClientConfiguration(),
+            backgroundDownloads: BackgroundDownloads(identifier: "com.example.app.downloads", folder: folder)
+        )
+        let client = CourierClient(configuration: ClientConfiguration(), transport: transport, ownsTransport: true)
+    }
+
     /// Sources/CourierURLSession/CourierURLSessionTransport.swift, sample 1
     static func courierURLSessionTransport1(_ context: SampleContext) async throws {
         let client = context.client

@@ -1,0 +1,152 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The session that carries a transport's downloads to files, with its delegate and the
+/// folder where finished bodies wait.
+struct BackgroundSession: Sendable {
+    let session: URLSession
+    let delegate: SessionDelegate
+    let ledger: DownloadLedger
+
+    init(_ downloads: BackgroundDownloads, transport: TransportConfiguration) throws(CourierError) {
+        guard !downloads.identifier.isEmpty else {
+            throw CourierError(.invalidConfiguration, "BackgroundDownloads.identifier is empty; name the session, the same at every launch.")
+        }
+        ledger = try DownloadLedger(folder: downloads.folder)
+        delegate = SessionDelegate(ledger: ledger)
+        #if canImport(FoundationNetworking)
+        let base = URLSessionConfiguration.ephemeral
+        #else
+        let base = URLSessionConfiguration.background(withIdentifier: downloads.identifier)
+        base.sessionSendsLaunchEvents = true
+        #endif
+        session = URLSession(
+            configuration: CourierURLSessionTransport.settings(base, for: transport),
+            delegate: delegate,
+            delegateQueue: CourierURLSessionTransport.delegateQueue()
+        )
+    }
+}
+
+extension CourierURLSessionTransport {
+    /// Sends a download to a file as a download task of `background`, or answers it from a
+    /// result the session finished while nobody waited; the body is read from the kept file
+    /// and deleted once `body` returns.
+    nonisolated(nonsending) func download<Result: Sendable>(
+        _ request: CourierHTTPRequest,
+        on background: BackgroundSession,
+        deadline: ContinuousClock.Instant?,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let start = ContinuousClock.now
+        let startDate = Date()
+        let key = DownloadLedger.key(for: request)
+        let entry: DownloadLedger.Entry
+        if let kept = background.ledger.entry(for: key) {
+            entry = kept
+        } else {
+            let (urlRequest, _) = try makeURLRequest(request)
+            entry = try await waitForDownload(urlRequest, key: key, url: request.url, timeout: request.timeout, on: background, deadline: deadline)
+        }
+        defer { background.ledger.remove(key) }
+        if let failure = CourierURLSessionTransport.refusal(ofStatus: entry.head.status, url: request.url) { throw failure }
+        var timing = Timing(startDate: startDate, start: start)
+        timing.firstByte = .now
+        var headers = Headers()
+        for field in entry.head.fields { headers.add(name: field[0], value: field[1]) }
+        let response = CourierResponse(
+            status: entry.head.status,
+            reasonPhrase: HTTPURLResponse.localizedString(forStatusCode: entry.head.status),
+            headers: headers,
+            url: request.url,
+            timing: timing,
+            request: request
+        )
+        let file = try KeptBody(entry.body, url: request.url)
+        defer { file.close() }
+        return try await body(StreamedResponse(head: response, body: ResponseBodyStream { try file.next() }))
+    }
+
+    /// Starts a download task for `urlRequest` named `key`, and waits until the session has kept
+    /// its body, the deadline has passed, or the caller is cancelled.
+    nonisolated(nonsending) private func waitForDownload(
+        _ urlRequest: URLRequest, key: String, url: URL, timeout: Duration?, on background: BackgroundSession, deadline: ContinuousClock.Instant?
+    ) async throws -> DownloadLedger.Entry {
+        let exchange = DownloadTaskExchange(url: url)
+        control.async {
+            let task = background.session.downloadTask(with: urlRequest)
+            task.taskDescription = key
+            background.delegate.downloads.register(exchange, for: task.taskIdentifier)
+            if exchange.attach(task) {
+                task.resume()
+            } else {
+                background.delegate.downloads.unregister(task.taskIdentifier)
+                task.cancel()
+            }
+        }
+        let timer = deadline.map { deadline in
+            Task { [control] in
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                let failure = CourierError(
+                    .timeout,
+                    "The download did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); raise CourierRequest.timeout, or leave it unset for background downloads.",
+                    url: url
+                )
+                if exchange.fail(failure), let task = exchange.task { control.async { task.cancel() } }
+            }
+        }
+        defer { timer?.cancel() }
+        return try await withTaskCancellationHandler {
+            try await exchange.wait()
+        } onCancel: { [control] in
+            exchange.fail(CourierError(.cancelled, "The request was cancelled.", url: url))
+            if let task = exchange.task { control.async { task.cancel() } }
+        }
+    }
+
+    #if canImport(Darwin)
+    /// Calls `handler` once the system has delivered every event of the background downloads
+    /// session; give it the completion handler of the app delegate's
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`, after making the
+    /// transport with the same identifier.
+    public func finishBackgroundEvents(then handler: @escaping @Sendable () -> Void) {
+        guard let background else { return handler() }
+        background.delegate.backgroundEventsHandler.withLockedValue { $0 = handler }
+    }
+    #endif
+}
+
+/// A kept body, read in pieces from its file.
+private final class KeptBody: Sendable {
+    private let handle: FileHandle
+    private let url: URL
+
+    /// The largest piece read at once.
+    static let pieceBytes = 256 * 1024
+
+    init(_ file: URL, url: URL) throws(CourierError) {
+        do {
+            handle = try FileHandle(forReadingFrom: file)
+        } catch {
+            throw CourierError(.connectionFailed, "The downloaded body kept at \(file.path) could not be read: \(error.localizedDescription); download again.", url: url)
+        }
+        self.url = url
+    }
+
+    func next() throws -> Data? {
+        do {
+            let piece = try handle.read(upToCount: KeptBody.pieceBytes) ?? Data()
+            return piece.isEmpty ? nil : piece
+        } catch {
+            throw CourierError(.connectionFailed, "The downloaded body could not be read from its kept file: \(error.localizedDescription); download again.", url: url)
+        }
+    }
+
+    func close() {
+        try? handle.close()
+    }
+}

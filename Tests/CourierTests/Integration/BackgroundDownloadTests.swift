@@ -1,0 +1,182 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+@testable import CourierURLSession
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Downloads carried by a background downloads session: download tasks whose bodies pass
+/// through the kept-results folder, on the client's one request path.
+@Suite("Background downloads")
+struct BackgroundDownloadTests {
+    /// A server, a folder for destinations, the background folder inside it, and a client whose
+    /// transport carries downloads on download tasks.
+    func withBackgroundClient(
+        configure: (inout ClientConfiguration) -> Void = { _ in },
+        _ body: (TestServer, URL, URL, CourierClient) async throws -> Void
+    ) async throws {
+        try await withTemporaryFolder { folder in
+            try await withServer { server in
+                var configuration = ClientConfiguration(baseURL: server.baseURL)
+                configuration.timeouts.connect = .seconds(120)
+                configure(&configuration)
+                let kept = folder.appendingPathComponent("background")
+                let transport = try CourierURLSessionTransport(
+                    configuration: configuration, backgroundDownloads: BackgroundDownloads(identifier: "tests.downloads", folder: kept)
+                )
+                try await CourierClient.withClient(configuration: configuration, transport: transport) { client in
+                    try await body(server, folder, kept, client)
+                }
+            }
+        }
+    }
+
+    func keptFiles(_ folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+    }
+
+    @Test func aDownloadIsWrittenWholeAndLeavesNothingBehind() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            let destination = folder.appendingPathComponent("file.bin")
+            let result = try await client.download(CourierRequest<Void>(path: "/range/300000?seed=3"), to: .file(destination))
+            #expect(result.response.status == 200)
+            #expect(try sha256(ofFileAt: destination) == sha256(ofGenerated: 300_000, seed: 3))
+            #expect(PrivateFiles.permissions(of: destination.path) == 0o600)
+            #expect(PrivateFiles.permissions(of: kept.path) == 0o700)
+            #expect(keptFiles(kept).isEmpty)
+            #expect(server.requests(under: "/range").count == 1)
+        }
+    }
+
+    @Test func redirectsAndChallengesAreAnsweredByTheClientHopByHop() async throws {
+        try await withBackgroundClient(configure: {
+            $0.authentication = Authentication(.password(user: "ada", password: "pw"))
+        }) { server, folder, kept, client in
+            var request = CourierRequest<Void>(path: "/redirect-to")
+            request.query = [URLQueryItem(name: "url", value: "/basic-auth/ada/pw")]
+            let destination = folder.appendingPathComponent("answer.json")
+            let result = try await client.download(request, to: .file(destination))
+            #expect(result.response.status == 200)
+            #expect(result.response.redirects.count == 1)
+            let sent = server.receivedRequests.map { $0.uri.split(separator: "?")[0] }
+            // URLSession followed nothing and answered nothing itself: the redirect, the
+            // challenge and the answer are three exchanges the client made.
+            #expect(sent == ["/redirect-to", "/basic-auth/ada/pw", "/basic-auth/ada/pw"], "\(sent)")
+            #expect(server.receivedRequests.last?.header("Authorization") == "Basic YWRhOnB3")
+            #expect(String(decoding: try Data(contentsOf: destination), as: UTF8.self).contains("\"authenticated\""))
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    @Test func aRefusedStatusFailsAsOnAnyTransportAndKeepsNothing() async throws {
+        try await withBackgroundClient { _, folder, kept, client in
+            let error = await courierError {
+                _ = try await client.download(CourierRequest<Void>(path: "/status/404"), to: .file(folder.appendingPathComponent("x")))
+            }
+            #expect(error?.kind == .validationFailed)
+            #expect(error?.response?.status == 404)
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    /// What the session finished while the app was not running answers the next download of
+    /// the same request: the server is not asked again.
+    @Test func aResultKeptWhileNobodyWaitedAnswersTheNextIdenticalDownload() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            // A download sends no credential, cookie, range or Accept of its own: its key is
+            // its method and URL.
+            let headers = Headers()
+            let url = server.url("/range/5000?seed=9")
+            let ledger = try DownloadLedger(folder: kept)
+            let body = folder.appendingPathComponent("delivered.tmp")
+            try Data(TestServer.bytes(count: 5000, seed: 9)).write(to: body)
+            let response = try #require(
+                HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "5000", "ETag": "\"range-5000-9\""])
+            )
+            let key = DownloadLedger.key(method: "GET", url: url, headers: headers)
+            #expect(ledger.keep(body, response: response, key: key) != nil)
+            #expect(keptFiles(kept) == [key + ".body", key + ".head"])
+
+            let destination = folder.appendingPathComponent("later.bin")
+            let result = try await client.download(CourierRequest<Void>(path: url.absoluteString), to: .file(destination))
+            #expect(result.response.status == 200)
+            #expect(try sha256(ofFileAt: destination) == sha256(ofGenerated: 5000, seed: 9))
+            #expect(server.requests(under: "/range/5000").isEmpty)
+            #expect(keptFiles(kept).isEmpty)
+
+            // Read once: the same download again goes to the server.
+            try FileManager.default.removeItem(at: destination)
+            _ = try await client.download(CourierRequest<Void>(path: url.absoluteString), to: .file(destination))
+            #expect(server.requests(under: "/range/5000").count == 1)
+        }
+    }
+
+    @Test func aDamagedKeptResultIsDeletedAndTheDownloadSent() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            let url = server.url("/range/4000?seed=5")
+            let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
+            try Data("{\"status\": 200, \"fields\": [[\"only-a-name\"]]".utf8).write(to: kept.appendingPathComponent(key + ".head"))
+            try Data("not the body".utf8).write(to: kept.appendingPathComponent(key + ".body"))
+
+            let destination = folder.appendingPathComponent("sent.bin")
+            _ = try await client.download(CourierRequest<Void>(path: url.absoluteString), to: .file(destination))
+            #expect(try sha256(ofFileAt: destination) == sha256(ofGenerated: 4000, seed: 5))
+            #expect(server.requests(under: "/range/4000").count == 1)
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    @Test func aDownloadPastItsTimeoutFailsAndKeepsNothing() async throws {
+        try await withBackgroundClient { _, folder, kept, client in
+            var request = CourierRequest<Void>(path: "/drip?numbytes=20&duration=20")
+            request.timeout = .seconds(1)
+            let error = await courierError { _ = try await client.download(request, to: .file(folder.appendingPathComponent("slow"))) }
+            #expect(error?.kind == .timeout)
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    @Test func keptHeadsHoldNoCookieAndKeptFilesAreTheOwnersAlone() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-kept-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let ledger = try DownloadLedger(folder: folder)
+        let body = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
+        try Data("body".utf8).write(to: body)
+        let url = URL(string: "http://127.0.0.1:9/file")!
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "session=s3cr3t-value; HttpOnly", "ETag": "\"e\""])
+        )
+        let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
+        let entry = try #require(ledger.keep(body, response: response, key: key))
+        let head = try Data(contentsOf: folder.appendingPathComponent(key + ".head"))
+        #expect(!String(decoding: head, as: UTF8.self).contains("s3cr3t"))
+        #expect(entry.head.fields.contains { $0[0].lowercased() == "etag" })
+        #expect(!entry.head.fields.contains { $0[0].lowercased() == "set-cookie" })
+        #expect(PrivateFiles.permissions(of: folder.appendingPathComponent(key + ".head").path) == 0o600)
+        #expect(PrivateFiles.permissions(of: entry.body.path) == 0o600)
+        #expect(PrivateFiles.permissions(of: folder.path) == 0o700)
+        // A key that is not one of the ledger's own digests names no file.
+        #expect(ledger.keep(body, response: response, key: "../escape") == nil)
+        #expect(ledger.entry(for: "../\(key)") == nil)
+        // Keys differ by credentials: a result is never handed to another user.
+        var other = Headers()
+        other.add(name: "Authorization", value: "Bearer someone-else")
+        #expect(DownloadLedger.key(method: "GET", url: url, headers: other) != key)
+    }
+
+    @Test func aFolderOpenToOtherUsersIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-open-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = chmod(folder.path, 0o755)
+        let error = #expect(throws: CourierError.self) {
+            _ = try CourierURLSessionTransport(backgroundDownloads: BackgroundDownloads(identifier: "tests.open", folder: folder))
+        }
+        #expect(error?.kind == .invalidConfiguration)
+        #expect(error?.message.contains("chmod 700") == true)
+    }
+}

@@ -32,7 +32,8 @@ import Foundation
 /// answers the next identical download.
 public struct BackgroundDownloads: Sendable, Hashable {
     /// The background session's name, the same at every launch; unique within the app and its
-    /// extensions.
+    /// extensions. Make one transport per identifier at a time: the system refuses a second
+    /// session with the same name in one process.
     public var identifier: String
     /// Where finished bodies wait until the client reads them; made the owner's alone (0700).
     public var folder: URL

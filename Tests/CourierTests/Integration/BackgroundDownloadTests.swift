@@ -72,6 +72,26 @@ struct BackgroundDownloadTests {
         }
     }
 
+    @Test func aPartialDownloadIsContinuedWithARangeOnADownloadTask() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            let url = server.url("/range/400000?seed=2")
+            let source = folder.appendingPathComponent("first-part")
+            try Data(TestServer.bytes(count: 150_000, seed: 2)).write(to: source)
+            let destination = folder.appendingPathComponent("continued.bin")
+            try DownloadDestination.file(destination).adoptPartialDownload(
+                of: url, from: source, bytes: 150_000, entityTag: "\"range-400000-2\"", lastModified: nil
+            )
+            let result = try await client.download(CourierRequest<Void>(path: url.absoluteString), to: .file(destination))
+            #expect(result.response.status == 206)
+            let sent = try #require(server.requests(under: "/range/400000").last)
+            #expect(sent.header("Range") == "bytes=150000-")
+            #expect(sent.header("If-Range") == "\"range-400000-2\"")
+            #expect(server.requests(under: "/range/400000").count == 1)
+            #expect(try sha256(ofFileAt: destination) == sha256(ofGenerated: 400_000, seed: 2))
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
     @Test func aRefusedStatusFailsAsOnAnyTransportAndKeepsNothing() async throws {
         try await withBackgroundClient { _, folder, kept, client in
             let error = await courierError {

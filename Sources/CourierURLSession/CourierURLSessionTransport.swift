@@ -104,16 +104,8 @@ public final class CourierURLSessionTransport: Transport {
         let (urlRequest, upload) = try makeURLRequest(request)
         let exchange = SessionExchange(url: request.url, method: request.method.rawValue, limits: limits)
         begin(urlRequest, for: exchange)
-        let timer = deadline.map { deadline in
-            Task { [timeout = request.timeout, url = request.url] in
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                let failure = CourierError(
-                    .timeout,
-                    "The request did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); raise CourierRequest.timeout for slow endpoints.",
-                    url: url
-                )
-                if exchange.fail(failure) { self.cancel(exchange) }
-            }
+        let timer = CourierURLSessionTransport.timer(until: deadline, for: request, advice: "raise CourierRequest.timeout for slow endpoints") { failure in
+            if exchange.fail(failure) { self.cancel(exchange) }
         }
         return try await withTaskCancellationHandler {
             defer {
@@ -180,6 +172,24 @@ public final class CourierURLSessionTransport: Transport {
             } else {
                 delegate.exchanges.unregister(task.taskIdentifier)
                 task.cancel()
+            }
+        }
+    }
+
+    /// A task that calls `expire` with a timeout error naming `request`'s total timeout once
+    /// `deadline` has passed, unless it is cancelled first; `nil` without a deadline.
+    static func timer(
+        until deadline: ContinuousClock.Instant?, for request: CourierHTTPRequest, advice: String,
+        expire: @escaping @Sendable (CourierError) -> Void
+    ) -> Task<Void, Never>? {
+        deadline.map { deadline in
+            Task { [timeout = request.timeout, url = request.url] in
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                expire(
+                    CourierError(
+                        .timeout, "The request did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); \(advice).", url: url
+                    )
+                )
             }
         }
     }

@@ -50,7 +50,7 @@ extension CourierURLSessionTransport {
             entry = kept
         } else {
             let (urlRequest, _) = try makeURLRequest(request)
-            entry = try await waitForDownload(urlRequest, key: key, url: request.url, timeout: request.timeout, on: background, deadline: deadline)
+            entry = try await waitForDownload(urlRequest, of: request, key: key, on: background, deadline: deadline)
         }
         defer { background.ledger.remove(key) }
         if let failure = CourierURLSessionTransport.refusal(ofStatus: entry.head.status, url: request.url) { throw failure }
@@ -74,8 +74,9 @@ extension CourierURLSessionTransport {
     /// Starts a download task for `urlRequest` named `key`, and waits until the session has kept
     /// its body, the deadline has passed, or the caller is cancelled.
     nonisolated(nonsending) private func waitForDownload(
-        _ urlRequest: URLRequest, key: String, url: URL, timeout: Duration?, on background: BackgroundSession, deadline: ContinuousClock.Instant?
+        _ urlRequest: URLRequest, of request: CourierHTTPRequest, key: String, on background: BackgroundSession, deadline: ContinuousClock.Instant?
     ) async throws -> DownloadLedger.Entry {
+        let url = request.url
         let exchange = DownloadTaskExchange(url: url)
         control.async {
             let task = background.session.downloadTask(with: urlRequest)
@@ -88,16 +89,10 @@ extension CourierURLSessionTransport {
                 task.cancel()
             }
         }
-        let timer = deadline.map { deadline in
-            Task { [control] in
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                let failure = CourierError(
-                    .timeout,
-                    "The download did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); raise CourierRequest.timeout, or leave it unset for background downloads.",
-                    url: url
-                )
-                if exchange.fail(failure), let task = exchange.task { control.async { task.cancel() } }
-            }
+        let timer = CourierURLSessionTransport.timer(
+            until: deadline, for: request, advice: "raise CourierRequest.timeout, or leave it unset for background downloads"
+        ) { [control] failure in
+            if exchange.fail(failure), let task = exchange.task { control.async { task.cancel() } }
         }
         defer { timer?.cancel() }
         return try await withTaskCancellationHandler {

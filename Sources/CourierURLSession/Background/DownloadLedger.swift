@@ -127,12 +127,6 @@ final class DownloadLedger: Sendable {
         try? FileManager.default.removeItem(at: bodyFile(key))
     }
 
-    /// The keys of the results kept now.
-    var keys: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".head") }.map { String($0.dropLast(5)) }.filter(Self.isKey).sorted()
-    }
-
     // MARK: Files
 
     /// Response fields never written to disk.

@@ -7,7 +7,7 @@ import FoundationNetworking
 #endif
 
 /// One download task's life, as the background session reports it: waiting → the body kept in
-/// the ledger (``finished(_:)``) → the task completed (``completed(_:)``), or failed at any
+/// the ledger (``finished(_:)``) → the task completed (``completed(_:cancelledAfterChallenge:)``), or failed at any
 /// point (a deadline, a cancellation, the session's own error). The waiter is resumed once,
 /// when the task completes or the exchange fails; every event after that is ignored.
 final class DownloadTaskExchange: Sendable {

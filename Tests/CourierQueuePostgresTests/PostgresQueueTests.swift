@@ -289,7 +289,7 @@ struct PostgresQueueTests {
                 let worker = try await client.openQueue(QueueWorkerScenarios.configuration(.postgres(url), concurrency: 4, delivers: false))
                 async let done = worker.run(deadline: .seconds(120))
                 // Killed while records are in flight, then started again on the same files.
-                while server.ledger.entries.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
+                for _ in 0..<6000 where server.ledger.entries.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
                 trace("killing")
                 try await offThePool { cluster.kill() }
                 // Down for a while: the workers' connections fail and are made again.

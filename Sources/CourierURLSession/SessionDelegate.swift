@@ -98,22 +98,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // The file is deleted when this returns: it is moved into the ledger now, whether or not
         // anyone still waits for it (after a relaunch, nobody does).
-        guard let ledger, let key = downloadTask.taskDescription, let response = downloadTask.response as? HTTPURLResponse else { return }
-        downloads[downloadTask]?.finished(ledger.keep(location, response: response, key: key))
+        // A download that still waits has its result claimed for it alone; one that nobody waits
+        // for is left open to the next identical download.
+        guard let ledger, let name = downloadTask.taskDescription, let response = downloadTask.response as? HTTPURLResponse else { return }
+        let download = downloads[downloadTask]
+        if download?.isDone == true { return }
+        download?.finished(ledger.keep(location, response: response, name: name, isClaimed: download != nil))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let download = downloads[task] {
             downloads.unregister(task.taskIdentifier)
-            if download.isDone, let key = task.taskDescription {
+            if download.isDone, let name = task.taskDescription {
                 // Nobody waits any more (cancelled, or past its deadline): nothing is kept.
-                ledger?.remove(key)
+                ledger?.remove(name)
             }
             let cancelled = (error as? URLError)?.code == .cancelled
-            if cancelled, download.endsWithRefusedChallenge, let ledger, let key = task.taskDescription, let response = task.response as? HTTPURLResponse {
+            if cancelled, download.endsWithRefusedChallenge, let ledger, let name = task.taskDescription, let response = task.response as? HTTPURLResponse {
                 // The challenge is the client's to answer, from the head: the 401 or 407 is
                 // delivered with an empty body.
-                download.finished(ledger.keep(nil, response: response, key: key))
+                download.finished(ledger.keep(nil, response: response, name: name, isClaimed: true))
             }
             return download.completed(
                 error.map { CourierURLSessionTransport.map($0, url: download.url, headArrived: task.response != nil) },

@@ -46,13 +46,13 @@ extension CourierURLSessionTransport {
         let startDate = Date()
         let key = DownloadLedger.key(for: request)
         let entry: DownloadLedger.Entry
-        if let kept = background.ledger.entry(for: key) {
+        if let kept = background.ledger.claim(key) {
             entry = kept
         } else {
             let (urlRequest, _) = try makeURLRequest(request)
-            entry = try await waitForDownload(urlRequest, of: request, key: key, on: background, deadline: deadline)
+            entry = try await waitForDownload(urlRequest, of: request, name: DownloadLedger.name(for: key), on: background, deadline: deadline)
         }
-        defer { background.ledger.remove(key) }
+        defer { background.ledger.remove(entry.name) }
         if let failure = CourierURLSessionTransport.refusal(ofStatus: entry.head.status, url: request.url) { throw failure }
         var timing = Timing(startDate: startDate, start: start)
         timing.firstByte = .now
@@ -71,16 +71,16 @@ extension CourierURLSessionTransport {
         return try await body(StreamedResponse(head: response, body: ResponseBodyStream { try file.next() }))
     }
 
-    /// Starts a download task for `urlRequest` named `key`, and waits until the session has kept
-    /// its body, the deadline has passed, or the caller is cancelled.
+    /// Starts a download task for `urlRequest` named `name`, and waits until the session has
+    /// kept its body, the deadline has passed, or the caller is cancelled.
     nonisolated(nonsending) private func waitForDownload(
-        _ urlRequest: URLRequest, of request: CourierHTTPRequest, key: String, on background: BackgroundSession, deadline: ContinuousClock.Instant?
+        _ urlRequest: URLRequest, of request: CourierHTTPRequest, name: String, on background: BackgroundSession, deadline: ContinuousClock.Instant?
     ) async throws -> DownloadLedger.Entry {
         let url = request.url
         let exchange = DownloadTaskExchange(url: url)
         control.async {
             let task = background.session.downloadTask(with: urlRequest)
-            task.taskDescription = key
+            task.taskDescription = name
             background.delegate.downloads.register(exchange, for: task.taskIdentifier)
             if exchange.attach(task) {
                 task.resume()

@@ -6,13 +6,18 @@ import FoundationNetworking
 #endif
 
 /// The downloads a background session has finished, kept in a folder of the app's own until
-/// the client reads them: each is a body file and a head file named by the download's key.
+/// the client reads them: each is a body file and a head file named by its task's name, which
+/// is the download's key followed by a random part of the task's own.
 ///
 /// The session hands over a finished download in a temporary file that it deletes as soon as
 /// its delegate returns, whether or not the app is still waiting for it: after a relaunch, the
-/// task that asked is gone. The ledger moves the file into its folder at once, so that the next
-/// download of the same request, in this process or the next, is answered from it instead of
-/// being sent again. A result is read once and then deleted.
+/// task that asked is gone. The ledger moves the file into its folder at once. A result that a
+/// waiting download asked for is kept claimed (`.claimed`) for that download alone; one that
+/// finished while nobody waited is kept open (`.head`), and the next download of the same
+/// request, in this process or the next, claims it instead of sending the request again. A
+/// claim renames the head, which the file system does atomically, so that a result is handed
+/// to one download only; it is read once and then deleted. Identical downloads at once each
+/// have a task, a name and a result of their own.
 ///
 /// The folder is the owner's alone (0700), its files 0600. A head keeps the status and the
 /// header fields, without `Set-Cookie`: no session cookie reaches the disk. A head that cannot
@@ -21,6 +26,8 @@ import FoundationNetworking
 final class DownloadLedger: Sendable {
     /// A finished download: the response's head and the file that holds its body.
     struct Entry: Sendable {
+        /// The name of the task that downloaded it, which names its files.
+        var name: String
         var head: Head
         var body: URL
     }
@@ -75,12 +82,21 @@ final class DownloadLedger: Sendable {
     /// The request fields a key covers.
     static let keyFields = ["Authorization", "Cookie", "Range", "If-Range", "Accept"]
 
-    /// Moves the body the session left at `location` into the ledger under `key` (an empty body
-    /// when `location` is `nil`), with the head of `response`; returns the entry, or `nil` when
-    /// the file could not be kept.
-    func keep(_ location: URL?, response: HTTPURLResponse, key: String) -> Entry? {
-        guard Self.isKey(key) else { return nil }
-        let body = bodyFile(key)
+    /// A new task name for a download with `key`: the key, a hyphen and 16 random hexadecimal
+    /// digits.
+    static func name(for key: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt64, radix: 16)
+        return key + "-" + String(repeating: "0", count: 16 - random.utf8.count) + random
+    }
+
+    /// Moves the body the session left at `location` into the ledger under the task name `name`
+    /// (an empty body when `location` is `nil`), with the head of `response`: claimed for a
+    /// download that waits for it when `isClaimed`, open to the next identical download
+    /// otherwise. Returns the entry, or `nil` when the file could not be kept.
+    func keep(_ location: URL?, response: HTTPURLResponse, name: String, isClaimed: Bool) -> Entry? {
+        guard Self.isName(name) else { return nil }
+        let body = bodyFile(name)
         let head = Head(
             status: response.statusCode,
             fields: CourierURLSessionTransport.headers(of: response).compactMap { field in
@@ -88,7 +104,7 @@ final class DownloadLedger: Sendable {
             },
             finishedAt: Date()
         )
-        remove(key)
+        remove(name)
         if let location {
             guard move(location, to: body) else { return nil }
             _ = chmod(body.path, 0o600)
@@ -96,35 +112,47 @@ final class DownloadLedger: Sendable {
             guard case .created = PrivateFiles.makeFile(body.path) else { return nil }
         }
         do {
-            try PrivateFiles.replaceFile(headFile(key).path, with: try JSONEncoder().encode(head))
+            let file = isClaimed ? claimedFile(name) : headFile(name)
+            try PrivateFiles.replaceFile(file.path, with: try JSONEncoder().encode(head))
         } catch {
-            remove(key)
+            remove(name)
             return nil
         }
-        return Entry(head: head, body: body)
+        return Entry(name: name, head: head, body: body)
     }
 
-    /// The result kept under `key`, if there is one that can be read; a damaged one is deleted.
-    func entry(for key: String) -> Entry? {
+    /// Claims a result kept open for a download with `key`, if there is one that can be read:
+    /// no other download is handed it. A damaged one is deleted, and the next one tried.
+    func claim(_ key: String) -> Entry? {
         guard Self.isKey(key) else { return nil }
-        let headURL = headFile(key)
-        let body = bodyFile(key)
-        guard FileManager.default.fileExists(atPath: headURL.path) else { return nil }
-        guard let data = Self.read(headURL), let head = try? JSONDecoder().decode(Head.self, from: data),
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for file in names where file.hasPrefix(key + "-") && file.hasSuffix(".head") {
+            let name = String(file.dropLast(".head".count))
+            guard Self.isName(name), rename(headFile(name).path, claimedFile(name).path) == 0 else { continue }
+            // The claim is new: a result claimed now is not one to prune as old.
+            _ = utimes(claimedFile(name).path, nil)
+            if let entry = readEntry(name) { return entry }
+            remove(name)
+        }
+        return nil
+    }
+
+    /// The claimed result of the task named `name`, or `nil` when it cannot be read.
+    private func readEntry(_ name: String) -> Entry? {
+        let body = bodyFile(name)
+        guard let data = Self.read(claimedFile(name)), let head = try? JSONDecoder().decode(Head.self, from: data),
             (100...599).contains(head.status), head.fields.allSatisfy({ $0.count == 2 }),
             FileManager.default.fileExists(atPath: body.path)
-        else {
-            remove(key)
-            return nil
-        }
-        return Entry(head: head, body: body)
+        else { return nil }
+        return Entry(name: name, head: head, body: body)
     }
 
-    /// Deletes the result kept under `key`.
-    func remove(_ key: String) {
-        guard Self.isKey(key) else { return }
-        try? FileManager.default.removeItem(at: headFile(key))
-        try? FileManager.default.removeItem(at: bodyFile(key))
+    /// Deletes the result of the task named `name`, open or claimed.
+    func remove(_ name: String) {
+        guard Self.isName(name) else { return }
+        for file in [headFile(name), claimedFile(name), bodyFile(name)] {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     // MARK: Files
@@ -132,13 +160,28 @@ final class DownloadLedger: Sendable {
     /// Response fields never written to disk.
     private static let unkeptFields: Set<String> = ["set-cookie", "set-cookie2"]
 
-    private func headFile(_ key: String) -> URL { folder.appendingPathComponent(key + ".head") }
-    private func bodyFile(_ key: String) -> URL { folder.appendingPathComponent(key + ".body") }
+    private func headFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".head") }
+    private func claimedFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".claimed") }
+    private func bodyFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".body") }
 
-    /// Whether `key` is a digest this ledger made: 64 lowercase hexadecimal digits, so that a
-    /// task description from elsewhere can never name a path outside the folder.
+    /// The endings of the files a result is kept in.
+    private static let fileEndings = [".head", ".claimed", ".body"]
+
+    /// Whether `key` is a digest this ledger made: 64 lowercase hexadecimal digits.
     private static func isKey(_ key: String) -> Bool {
-        key.utf8.count == 64 && key.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        key.utf8.count == 64 && isHexadecimal(key.utf8)
+    }
+
+    /// Whether `name` is a task name this ledger made (a key, a hyphen, 16 lowercase
+    /// hexadecimal digits), so that a task description from elsewhere can never name a path
+    /// outside the folder.
+    static func isName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        return bytes.count == 81 && bytes[64] == UInt8(ascii: "-") && isHexadecimal(bytes[..<64]) && isHexadecimal(bytes[65...])
+    }
+
+    private static func isHexadecimal(_ bytes: some Sequence<UInt8>) -> Bool {
+        bytes.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// Moves `source` to `target`, renaming within a volume and copying across volumes.
@@ -160,17 +203,21 @@ final class DownloadLedger: Sendable {
         return data
     }
 
-    /// Deletes results older than ``maximumAge``, and bodies without a head.
+    /// Deletes results older than ``maximumAge``, and bodies that have no head, open or
+    /// claimed.
     private func pruneOld() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let oldest = Date().addingTimeInterval(-Self.maximumAge)
-        for name in names where name.hasSuffix(".head") || name.hasSuffix(".body") {
-            let key = String(name.dropLast(5))
-            guard Self.isKey(key) else { continue }
-            let path = folder.appendingPathComponent(name).path
+        for file in files {
+            guard let ending = Self.fileEndings.first(where: { file.hasSuffix($0) }) else { continue }
+            let name = String(file.dropLast(ending.count))
+            guard Self.isName(name) else { continue }
+            let path = folder.appendingPathComponent(file).path
             let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-            let orphan = name.hasSuffix(".body") && !FileManager.default.fileExists(atPath: headFile(key).path)
-            if orphan || (modified.map { $0 < oldest } ?? true) { remove(key) }
+            let orphan =
+                ending == ".body" && !FileManager.default.fileExists(atPath: headFile(name).path)
+                && !FileManager.default.fileExists(atPath: claimedFile(name).path)
+            if orphan || (modified.map { $0 < oldest } ?? true) { remove(name) }
         }
     }
 }

@@ -52,6 +52,28 @@ struct BackgroundDownloadTests {
         }
     }
 
+    /// Identical downloads at once each get a task and a kept result of their own: none reads
+    /// or deletes another's body.
+    @Test func identicalDownloadsAtOnceEachGetTheWholeBody() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            let path = "/range/200000?seed=4&chunk_delay=0.001"
+            let hashes = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        let destination = folder.appendingPathComponent("same-\(index).bin")
+                        let result = try await client.download(CourierRequest<Void>(path: path), to: .file(destination))
+                        #expect(result.response.status == 200)
+                        return try sha256(ofFileAt: destination)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(hashes == Array(repeating: sha256(ofGenerated: 200_000, seed: 4), count: 4))
+            #expect(server.requests(under: "/range/200000").count == 4)
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
     @Test func redirectsAndChallengesAreAnsweredByTheClientHopByHop() async throws {
         try await withBackgroundClient(configure: {
             $0.authentication = Authentication(.password(user: "ada", password: "pw"))
@@ -117,9 +139,9 @@ struct BackgroundDownloadTests {
             let response = try #require(
                 HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "5000", "ETag": "\"range-5000-9\""])
             )
-            let key = DownloadLedger.key(method: "GET", url: url, headers: headers)
-            #expect(ledger.keep(body, response: response, key: key) != nil)
-            #expect(keptFiles(kept) == [key + ".body", key + ".head"])
+            let name = DownloadLedger.name(for: DownloadLedger.key(method: "GET", url: url, headers: headers))
+            #expect(ledger.keep(body, response: response, name: name, isClaimed: false) != nil)
+            #expect(keptFiles(kept) == [name + ".body", name + ".head"])
 
             let destination = folder.appendingPathComponent("later.bin")
             let result = try await client.download(CourierRequest<Void>(path: url.absoluteString), to: .file(destination))
@@ -138,9 +160,9 @@ struct BackgroundDownloadTests {
     @Test func aDamagedKeptResultIsDeletedAndTheDownloadSent() async throws {
         try await withBackgroundClient { server, folder, kept, client in
             let url = server.url("/range/4000?seed=5")
-            let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
-            try Data("{\"status\": 200, \"fields\": [[\"only-a-name\"]]".utf8).write(to: kept.appendingPathComponent(key + ".head"))
-            try Data("not the body".utf8).write(to: kept.appendingPathComponent(key + ".body"))
+            let name = DownloadLedger.name(for: DownloadLedger.key(method: "GET", url: url, headers: Headers()))
+            try Data("{\"status\": 200, \"fields\": [[\"only-a-name\"]]".utf8).write(to: kept.appendingPathComponent(name + ".head"))
+            try Data("not the body".utf8).write(to: kept.appendingPathComponent(name + ".body"))
 
             let destination = folder.appendingPathComponent("sent.bin")
             _ = try await client.download(CourierRequest<Void>(path: url.absoluteString), to: .file(destination))
@@ -171,21 +193,54 @@ struct BackgroundDownloadTests {
             HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "session=s3cr3t-value; HttpOnly", "ETag": "\"e\""])
         )
         let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
-        let entry = try #require(ledger.keep(body, response: response, key: key))
-        let head = try Data(contentsOf: folder.appendingPathComponent(key + ".head"))
+        let name = DownloadLedger.name(for: key)
+        let entry = try #require(ledger.keep(body, response: response, name: name, isClaimed: false))
+        let head = try Data(contentsOf: folder.appendingPathComponent(name + ".head"))
         #expect(!String(decoding: head, as: UTF8.self).contains("s3cr3t"))
         #expect(entry.head.fields.contains { $0[0].lowercased() == "etag" })
         #expect(!entry.head.fields.contains { $0[0].lowercased() == "set-cookie" })
-        #expect(PrivateFiles.permissions(of: folder.appendingPathComponent(key + ".head").path) == 0o600)
+        #expect(PrivateFiles.permissions(of: folder.appendingPathComponent(name + ".head").path) == 0o600)
         #expect(PrivateFiles.permissions(of: entry.body.path) == 0o600)
         #expect(PrivateFiles.permissions(of: folder.path) == 0o700)
-        // A key that is not one of the ledger's own digests names no file.
-        #expect(ledger.keep(body, response: response, key: "../escape") == nil)
-        #expect(ledger.entry(for: "../\(key)") == nil)
+        // A name or key that is not one of the ledger's own names no file.
+        #expect(ledger.keep(body, response: response, name: "../escape", isClaimed: false) == nil)
+        #expect(ledger.keep(body, response: response, name: "../" + String(name.dropFirst(3)), isClaimed: false) == nil)
+        #expect(ledger.claim("../\(key)") == nil)
+        #expect(ledger.claim(String(key.dropLast()) + "/") == nil)
         // Keys differ by credentials: a result is never handed to another user.
         var other = Headers()
         other.add(name: "Authorization", value: "Bearer someone-else")
         #expect(DownloadLedger.key(method: "GET", url: url, headers: other) != key)
+    }
+
+    /// Each open result is claimed by one download; a claimed one, which a waiting download
+    /// asked for, is handed to no other.
+    @Test func aKeptResultIsClaimedByOneDownloadOnly() async throws {
+        try await withTemporaryFolder { folder in
+            let ledger = try DownloadLedger(folder: folder.appendingPathComponent("kept"))
+            let url = URL(string: "http://127.0.0.1:9/same")!
+            let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+            let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
+            func keep(_ text: String, isClaimed: Bool) throws -> DownloadLedger.Entry {
+                let body = folder.appendingPathComponent(UUID().uuidString)
+                try Data(text.utf8).write(to: body)
+                return try #require(ledger.keep(body, response: response, name: DownloadLedger.name(for: key), isClaimed: isClaimed))
+            }
+            let waited = try keep("waited", isClaimed: true)
+            let first = try keep("first", isClaimed: false)
+            let second = try keep("second", isClaimed: false)
+            #expect(Set([waited.name, first.name, second.name]).count == 3)
+
+            let claims = [ledger.claim(key), ledger.claim(key), ledger.claim(key)]
+            #expect(claims[2] == nil)
+            let claimed = claims.compactMap { $0 }
+            #expect(Set(claimed.map(\.name)) == [first.name, second.name])
+            #expect(Set(try claimed.map { String(decoding: try Data(contentsOf: $0.body), as: UTF8.self) }) == ["first", "second"])
+            // The waited result is still whole for its download.
+            #expect(String(decoding: try Data(contentsOf: waited.body), as: UTF8.self) == "waited")
+            for entry in claimed + [waited] { ledger.remove(entry.name) }
+            #expect(keptFiles(folder.appendingPathComponent("kept")).isEmpty)
+        }
     }
 
     @Test func aFolderOpenToOtherUsersIsRefused() throws {

@@ -6,8 +6,9 @@ import FoundationNetworking
 #endif
 
 extension CourierURLSessionTransport {
-    /// The request for URLSession, and the pump of its body when the body is streamed.
-    func makeURLRequest(_ request: CourierHTTPRequest) throws(CourierError) -> (URLRequest, BodyPump?) {
+    /// The request for URLSession, and the pump of its body when the body is streamed; without
+    /// the body when `sendsBody` is `false` (an upload task sends it from its file).
+    func makeURLRequest(_ request: CourierHTTPRequest, sendsBody: Bool = true) throws(CourierError) -> (URLRequest, BodyPump?) {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
             throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) cannot be sent; use an absolute http or https URL.", url: request.url)
         }
@@ -28,7 +29,9 @@ extension CourierURLSessionTransport {
         }
         var upload: BodyPump?
         if let body = request.body {
-            if !body.isStreamed, let data = body.bytes {
+            if !sendsBody {
+                // The task sends the body from its file itself.
+            } else if !body.isStreamed, let data = body.bytes {
                 urlRequest.httpBody = data
             } else {
                 let pump = BodyPump(body: body, url: request.url)

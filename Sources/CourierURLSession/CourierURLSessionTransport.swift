@@ -32,7 +32,8 @@ public final class CourierURLSessionTransport: Transport {
     /// ``begin(_:for:)``.
     let control = DispatchQueue(label: "courier.urlsession.control")
     let readTimeout: Duration?
-    /// The session that carries downloads to files, when background downloads were asked for.
+    /// The session that carries downloads to files and uploads of files, when background
+    /// transfers were asked for.
     let background: BackgroundSession?
 
     /// Creates a transport with the connection settings of `configuration`.
@@ -44,21 +45,22 @@ public final class CourierURLSessionTransport: Transport {
     }
 
     /// Creates a transport that carries every download to a file
-    /// (``CourierClient/download(_:to:options:)``) on the session `backgroundDownloads`
-    /// describes, so that on Apple platforms it goes on while the app is suspended, and its
-    /// result waits for the app's next launch; other requests go as they do without it.
+    /// (``CourierClient/download(_:to:options:)``) and every request with a file body
+    /// (``CourierRequestBody/file(_:contentType:)``) on the session `backgroundTransfers`
+    /// describes, so that on Apple platforms they go on while the app is suspended, and their
+    /// results wait for the app's next launch; other requests go as they do without it.
     ///
     /// - Throws: ``CourierError/Kind/invalidConfiguration`` as ``init(configuration:)`` does,
-    ///   and when the background downloads folder cannot be made the owner's alone.
-    public convenience init(configuration: ClientConfiguration = ClientConfiguration(), backgroundDownloads: BackgroundDownloads) throws(CourierError) {
+    ///   and when the background transfers folder cannot be made the owner's alone.
+    public convenience init(configuration: ClientConfiguration = ClientConfiguration(), backgroundTransfers: BackgroundTransfers) throws(CourierError) {
         try self.init(
-            configuration: configuration, maximumBufferedBytes: CourierURLSessionTransport.defaultMaximumBufferedBytes, backgroundDownloads: backgroundDownloads
+            configuration: configuration, maximumBufferedBytes: CourierURLSessionTransport.defaultMaximumBufferedBytes, backgroundTransfers: backgroundTransfers
         )
     }
 
     /// Creates a transport that fails an exchange whose unread body grows past
     /// `maximumBufferedBytes` where URLSession cannot pause a transfer.
-    init(configuration: ClientConfiguration, maximumBufferedBytes: Int, backgroundDownloads: BackgroundDownloads? = nil) throws(CourierError) {
+    init(configuration: ClientConfiguration, maximumBufferedBytes: Int, backgroundTransfers: BackgroundTransfers? = nil) throws(CourierError) {
         try CourierURLSessionTransport.refuseUnsupported(configuration)
         let transport = configuration.transportConfiguration
         let settings = CourierURLSessionTransport.settings(.ephemeral, for: transport)
@@ -67,7 +69,7 @@ public final class CourierURLSessionTransport: Transport {
         let delegate = SessionDelegate()
         self.delegate = delegate
         self.session = URLSession(configuration: settings, delegate: delegate, delegateQueue: CourierURLSessionTransport.delegateQueue())
-        self.background = try backgroundDownloads.map { downloads throws(CourierError) in try BackgroundSession(downloads, transport: transport) }
+        self.background = try backgroundTransfers.map { downloads throws(CourierError) in try BackgroundSession(downloads, transport: transport) }
         self.readTimeout = transport.readTimeout
         self.limits = SessionLimits(
             decompression: transport.decompression,
@@ -101,9 +103,19 @@ public final class CourierURLSessionTransport: Transport {
         }
         let start = ContinuousClock.now
         let startDate = Date()
-        let (urlRequest, upload) = try makeURLRequest(request)
-        let exchange = SessionExchange(url: request.url, method: request.method.rawValue, limits: limits)
-        begin(urlRequest, for: exchange)
+        var route = Route.data
+        if let background, let file = request.body?.sourceFile {
+            let key = TransferLedger.key(for: request)
+            if let kept = background.ledger.claim(key) {
+                return try await respond(to: request, from: kept, in: background.ledger, startDate: startDate, start: start, body: body)
+            }
+            // The system reads the file itself: it is checked before and after instead.
+            try file.checkUnchanged(isSent: false)
+            route = .upload(file.url, name: TransferLedger.name(for: key), on: background)
+        }
+        let (urlRequest, upload) = try makeURLRequest(request, sendsBody: route.sendsBody)
+        let exchange = SessionExchange(url: request.url, method: request.method.rawValue, limits: limits, sent: route.reportsSent(of: request.body))
+        begin(urlRequest, for: exchange, route: route)
         let timer = CourierURLSessionTransport.timer(until: deadline, for: request, advice: "raise CourierRequest.timeout for slow endpoints") { failure in
             if exchange.fail(failure) { self.cancel(exchange) }
         }
@@ -126,6 +138,7 @@ public final class CourierURLSessionTransport: Transport {
             } catch {
                 throw upload?.failure ?? error
             }
+            if case .upload = route { try request.body?.sourceFile?.checkUnchanged(isSent: true) }
             var timing = Timing(startDate: startDate, start: start)
             timing.firstByte = .now
             let response = CourierResponse(
@@ -156,21 +169,32 @@ public final class CourierURLSessionTransport: Transport {
         }
     }
 
-    /// Makes and starts the task of `exchange` on the control queue.
+    /// Makes and starts the task of `exchange` on the control queue: a data task of the
+    /// transport's session, or an upload task of the background session that sends a file.
     ///
     /// FoundationNetworking's calls that make, start and cancel tasks wait for the session's
     /// own queue, which waits in turn while it reads a streamed request body whose next piece
     /// is still being produced on Swift's pool. Made from the pool, those calls could hold every
     /// pool thread, and the piece would never come; made from the control queue, a pool thread
     /// never waits for the session.
-    private func begin(_ urlRequest: URLRequest, for exchange: SessionExchange) {
+    private func begin(_ urlRequest: URLRequest, for exchange: SessionExchange, route: Route) {
         control.async { [session, delegate] in
-            let task = session.dataTask(with: urlRequest)
-            delegate.exchanges.register(exchange, for: task.taskIdentifier)
+            let task: URLSessionDataTask
+            let registry: TaskRegistry<SessionExchange>
+            switch route {
+            case .data:
+                task = session.dataTask(with: urlRequest)
+                registry = delegate.exchanges
+            case .upload(let file, let name, let background):
+                task = background.session.uploadTask(with: urlRequest, fromFile: file)
+                task.taskDescription = name
+                registry = background.delegate.exchanges
+            }
+            registry.register(exchange, for: task.taskIdentifier)
             if exchange.attach(task) {
                 task.resume()
             } else {
-                delegate.exchanges.unregister(task.taskIdentifier)
+                registry.unregister(task.taskIdentifier)
                 task.cancel()
             }
         }

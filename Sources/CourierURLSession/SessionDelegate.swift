@@ -7,9 +7,10 @@ import FoundationNetworking
 #endif
 
 /// The delegate of a ``CourierURLSessionTransport``'s session: passes each task's events to its
-/// ``SessionExchange`` (a data task) or ``DownloadTaskExchange`` (a download task of the
-/// background downloads session, whose body it moves into the ``DownloadLedger`` first), and
-/// keeps URLSession from acting on its own.
+/// ``SessionExchange`` (a data task, or an upload task of the background transfers session) or
+/// ``DownloadTaskExchange`` (a download task of the background transfers session, whose body it
+/// moves into the ``TransferLedger`` first), keeps the answers to uploads nobody waits for
+/// (``UnclaimedResponses``), and keeps URLSession from acting on its own.
 ///
 /// It follows no redirect (Courier's redirect rules do, one hop at a time), answers no
 /// authentication challenge with a stored credential (Courier's authenticators do), and
@@ -17,18 +18,21 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     /// The data tasks waited for.
     let exchanges = TaskRegistry<SessionExchange>()
-    /// The download tasks waited for, on a background downloads session.
+    /// The download tasks waited for, on a background transfers session.
     let downloads = TaskRegistry<DownloadTaskExchange>()
-    /// Where a background downloads session keeps finished bodies; `nil` on a data session.
-    let ledger: DownloadLedger?
+    /// Where a background transfers session keeps finished bodies; `nil` on a data session.
+    let ledger: TransferLedger?
+    /// The answers to uploads of a background transfers session that nobody waits for.
+    let unclaimed: UnclaimedResponses?
     #if canImport(Darwin)
     /// What the app gave to be called once the system has delivered a background session's
     /// events (see ``CourierURLSessionTransport/finishBackgroundEvents(then:)``).
     let backgroundEventsHandler = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
     #endif
 
-    init(ledger: DownloadLedger? = nil) {
+    init(ledger: TransferLedger? = nil) {
         self.ledger = ledger
+        self.unclaimed = ledger.map(UnclaimedResponses.init(ledger:))
     }
 
     func urlSession(
@@ -70,21 +74,48 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let exchange = exchanges[dataTask] else { return completionHandler(.cancel) }
+        guard let exchange = exchanges[dataTask] else {
+            // An upload sent while the app was not running: its answer is kept.
+            return completionHandler(unclaimed?.accepts(dataTask) == true ? .allow : .cancel)
+        }
+        completionHandler(Self.deliver(response, to: exchange) ? .allow : .cancel)
+    }
+
+    /// Hands `response` to `exchange`; returns `false` when it cannot be read, which ends the
+    /// exchange.
+    private static func deliver(_ response: URLResponse, to exchange: SessionExchange) -> Bool {
         guard let response = response as? HTTPURLResponse else {
             exchange.fail(CourierError(.malformedResponse, "The server's answer is not an HTTP response; it cannot be read.", url: exchange.url))
-            return completionHandler(.cancel)
+            return false
         }
         if let failure = CourierURLSessionTransport.refusal(ofStatus: response.statusCode, url: exchange.url) {
             exchange.fail(failure)
-            return completionHandler(.cancel)
+            return false
         }
         exchange.receive(response)
-        completionHandler(.allow)
+        return true
+    }
+
+    /// Hands an upload task's head to its exchange if the session has not: a background
+    /// session need not report the response of an upload task before its body.
+    private func deliverHeadOfUpload(_ task: URLSessionTask, to exchange: SessionExchange) -> Bool {
+        guard ledger != nil, !exchange.hasHead, let response = task.response else { return true }
+        return Self.deliver(response, to: exchange)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        // Only the running total is used: FoundationNetworking's per-call counts do not add up to it.
+        exchanges[task]?.reportSent?(totalBytesSent)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchanges[dataTask] else { return }
+        guard let exchange = exchanges[dataTask] else {
+            if let unclaimed, !unclaimed.append(data, of: dataTask) { dataTask.cancel() }
+            return
+        }
+        guard deliverHeadOfUpload(dataTask, to: exchange) else { return dataTask.cancel() }
         switch exchange.receive(data) {
         case .proceed:
             break
@@ -97,9 +128,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
 
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // The file is deleted when this returns: it is moved into the ledger now, whether or not
-        // anyone still waits for it (after a relaunch, nobody does).
-        // A download that still waits has its result claimed for it alone; one that nobody waits
-        // for is left open to the next identical download.
+        // anyone still waits for it (after a relaunch, nobody does). A download that still
+        // waits has its result claimed for it alone; one that nobody waits for is left open to
+        // the next identical download.
         guard let ledger, let name = downloadTask.taskDescription, let response = downloadTask.response as? HTTPURLResponse else { return }
         let download = downloads[downloadTask]
         if download?.isDone == true { return }
@@ -124,8 +155,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
                 cancelledAfterChallenge: cancelled
             )
         }
-        guard let exchange = exchanges[task] else { return }
+        guard let exchange = exchanges[task] else {
+            unclaimed?.complete(task, error: error)
+            return
+        }
         exchanges.unregister(task.taskIdentifier)
+        if error == nil { _ = deliverHeadOfUpload(task, to: exchange) }
         if let error = error as? URLError, error.code == .cancelled, exchange.endsWithRefusedChallenge {
             return exchange.sessionCompleted(nil)
         }

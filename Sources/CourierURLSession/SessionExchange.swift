@@ -46,13 +46,16 @@ final class SessionExchange: Sendable {
 
     let url: URL
     let method: String
+    /// Told of the body bytes the session has sent in all, when the task sends a file itself.
+    let reportSent: (@Sendable (_ sent: Int64) -> Void)?
     private let limits: SessionLimits
     private let state = NIOLockedValueBox(State())
 
-    init(url: URL, method: String, limits: SessionLimits) {
+    init(url: URL, method: String, limits: SessionLimits, sent reportSent: (@Sendable (Int64) -> Void)? = nil) {
         self.url = url
         self.method = method
         self.limits = limits
+        self.reportSent = reportSent
     }
 
     // MARK: The task
@@ -69,6 +72,11 @@ final class SessionExchange: Sendable {
     /// The session's task, once made.
     var task: URLSessionDataTask? {
         state.withLockedValue { $0.task }
+    }
+
+    /// Whether the response's head has arrived (or the exchange ended without one).
+    var hasHead: Bool {
+        state.withLockedValue { $0.head != nil || $0.end != nil }
     }
 
     /// Whether the session has completed the task, so that there is nothing to cancel.

@@ -28,6 +28,30 @@ public struct CourierRequestBody: Sendable {
     /// The parts of a multipart body, for a transport that can send its files without reading
     /// them into memory; the stream produces the same bytes.
     var multipartSegments: [MultipartSegment]?
+    /// The file whose whole contents are the body (``file(_:contentType:)``), as it was when it
+    /// was measured, for a transport that can hand the file itself to the system.
+    package var sourceFile: SourceFile?
+
+    /// A file a body is read from, and what identified its contents when it was measured.
+    package struct SourceFile: Sendable, Hashable {
+        /// Where the file is.
+        package var url: URL
+        /// Its size in bytes.
+        package var size: Int64
+        /// Its modification time, since the epoch.
+        package var modified: Duration
+
+        /// Throws unless the file still has the size and modification time it was measured
+        /// with; `isSent` tells whether the server may already have received its bytes.
+        ///
+        /// - Throws: ``CourierError/Kind/invalidBody``.
+        package func checkUnchanged(isSent: Bool) throws(CourierError) {
+            let now = try? FileSnapshot.measure(url)
+            guard let now, now.size == size, now.modified == modified else {
+                throw MultipartReader.changed(url, expected: size, found: now?.size, isSent: isSent)
+            }
+        }
+    }
 
     init(content: Content, contentType: String?, length: Int64?) {
         self.content = content

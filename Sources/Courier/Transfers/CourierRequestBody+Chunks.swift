@@ -17,6 +17,16 @@ extension CourierRequestBody {
         Chunks(body: self)
     }
 
+    /// Reports to whoever watches the upload that `count` more bytes went out, `sent` in all,
+    /// for a transport that hands the body's ``sourceFile`` to the system instead of taking
+    /// its pieces.
+    package func reportSent(_ count: Int64, sent: Int64) {
+        guard let progressReporter else { return }
+        if sent == count { progressReporter.begin(total: length) }
+        progressReporter.advance(by: Int(clamping: count))
+        if let length, sent >= length { progressReporter.end() }
+    }
+
     /// The pieces of a body; see ``CourierRequestBody/chunks()``.
     package struct Chunks: AsyncSequence {
         package typealias Element = Data

@@ -35,7 +35,10 @@ extension CourierRequestBody {
     /// - Throws: ``CourierError/Kind/invalidBody`` when the file cannot be read or is not a
     ///   regular file.
     public static func file(_ url: URL, contentType: String? = "application/octet-stream") throws(CourierError) -> CourierRequestBody {
-        read([.file(url, size: try FileSnapshot.measure(url).size)], contentType: contentType)
+        let snapshot = try FileSnapshot.measure(url)
+        var body = read([.file(url, size: snapshot.size)], contentType: contentType)
+        body.sourceFile = SourceFile(url: url, size: snapshot.size, modified: snapshot.modified)
+        return body
     }
 
     /// A body made of `segments`, read piece by piece when the transport asks for the next.

@@ -108,13 +108,12 @@ final class MultipartReader: Sendable {
         return count
     }
 
-    /// The error for a file that no longer matches what was measured.
-    static func changed(_ url: URL, expected: Int64, found: Int64?) -> CourierError {
+    /// The error for a file that no longer matches what was measured; `isSent` when the
+    /// server may already have received its bytes.
+    static func changed(_ url: URL, expected: Int64, found: Int64?, isSent: Bool = false) -> CourierError {
         let detail = found.map { found in found == expected ? "its contents were rewritten" : "\(expected) bytes were measured, \(found) found" } ?? "it could no longer be examined"
-        return CourierError(
-            .invalidBody,
-            "The file \(url.path) changed while it was being sent (\(detail)); the upload was stopped so that no corrupt body reached the server. Send it again once the file is complete."
-        )
+        let outcome = isSent ? "the server may have received a mix of old and new bytes" : "the upload was stopped so that no corrupt body reached the server"
+        return CourierError(.invalidBody, "The file \(url.path) changed while it was being sent (\(detail)); \(outcome). Send it again once the file is complete.")
     }
 }
 

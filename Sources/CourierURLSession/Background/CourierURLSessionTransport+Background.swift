@@ -5,23 +5,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The session that carries a transport's downloads to files, with its delegate and the
-/// folder where finished bodies wait.
+/// The session that carries a transport's downloads to files and uploads from files, with its
+/// delegate and the folder where results wait.
 struct BackgroundSession: Sendable {
     let session: URLSession
     let delegate: SessionDelegate
-    let ledger: DownloadLedger
+    let ledger: TransferLedger
 
-    init(_ downloads: BackgroundDownloads, transport: TransportConfiguration) throws(CourierError) {
-        guard !downloads.identifier.isEmpty else {
-            throw CourierError(.invalidConfiguration, "BackgroundDownloads.identifier is empty; name the session, the same at every launch.")
+    init(_ transfers: BackgroundTransfers, transport: TransportConfiguration) throws(CourierError) {
+        guard !transfers.identifier.isEmpty else {
+            throw CourierError(.invalidConfiguration, "BackgroundTransfers.identifier is empty; name the session, the same at every launch.")
         }
-        ledger = try DownloadLedger(folder: downloads.folder)
+        ledger = try TransferLedger(folder: transfers.folder)
         delegate = SessionDelegate(ledger: ledger)
         #if canImport(FoundationNetworking)
         let base = URLSessionConfiguration.ephemeral
         #else
-        let base = URLSessionConfiguration.background(withIdentifier: downloads.identifier)
+        let base = URLSessionConfiguration.background(withIdentifier: transfers.identifier)
         base.sessionSendsLaunchEvents = true
         #endif
         session = URLSession(
@@ -44,15 +44,28 @@ extension CourierURLSessionTransport {
     ) async throws -> Result {
         let start = ContinuousClock.now
         let startDate = Date()
-        let key = DownloadLedger.key(for: request)
-        let entry: DownloadLedger.Entry
+        let key = TransferLedger.key(for: request)
+        let entry: TransferLedger.Entry
         if let kept = background.ledger.claim(key) {
             entry = kept
         } else {
             let (urlRequest, _) = try makeURLRequest(request)
-            entry = try await waitForDownload(urlRequest, of: request, name: DownloadLedger.name(for: key), on: background, deadline: deadline)
+            entry = try await waitForDownload(urlRequest, of: request, name: TransferLedger.name(for: key), on: background, deadline: deadline)
         }
-        defer { background.ledger.remove(entry.name) }
+        return try await respond(to: request, from: entry, in: background.ledger, startDate: startDate, start: start, body: body)
+    }
+
+    /// Answers `request` with the result kept as `entry`, read from its file; the result is
+    /// deleted once `body` returns or throws.
+    nonisolated(nonsending) func respond<Result: Sendable>(
+        to request: CourierHTTPRequest,
+        from entry: TransferLedger.Entry,
+        in ledger: TransferLedger,
+        startDate: Date,
+        start: ContinuousClock.Instant,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        defer { ledger.remove(entry.name) }
         if let failure = CourierURLSessionTransport.refusal(ofStatus: entry.head.status, url: request.url) { throw failure }
         var timing = Timing(startDate: startDate, start: start)
         timing.firstByte = .now
@@ -75,7 +88,7 @@ extension CourierURLSessionTransport {
     /// kept its body, the deadline has passed, or the caller is cancelled.
     nonisolated(nonsending) private func waitForDownload(
         _ urlRequest: URLRequest, of request: CourierHTTPRequest, name: String, on background: BackgroundSession, deadline: ContinuousClock.Instant?
-    ) async throws -> DownloadLedger.Entry {
+    ) async throws -> TransferLedger.Entry {
         let url = request.url
         let exchange = DownloadTaskExchange(url: url)
         control.async {
@@ -90,7 +103,7 @@ extension CourierURLSessionTransport {
             }
         }
         let timer = CourierURLSessionTransport.timer(
-            until: deadline, for: request, advice: "raise CourierRequest.timeout, or leave it unset for background downloads"
+            until: deadline, for: request, advice: "raise CourierRequest.timeout, or leave it unset for background transfers"
         ) { [control] failure in
             if exchange.fail(failure), let task = exchange.task { control.async { task.cancel() } }
         }

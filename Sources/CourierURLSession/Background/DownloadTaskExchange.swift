@@ -12,9 +12,9 @@ import FoundationNetworking
 /// when the task completes or the exchange fails; every event after that is ignored.
 final class DownloadTaskExchange: Sendable {
     private struct State {
-        var entry: DownloadLedger.Entry?
-        var outcome: Result<DownloadLedger.Entry, CourierError>?
-        var waiter: CheckedContinuation<DownloadLedger.Entry, any Error>?
+        var entry: TransferLedger.Entry?
+        var outcome: Result<TransferLedger.Entry, CourierError>?
+        var waiter: CheckedContinuation<TransferLedger.Entry, any Error>?
         var task: URLSessionDownloadTask?
         var wasChallenged = false
     }
@@ -42,7 +42,7 @@ final class DownloadTaskExchange: Sendable {
     var isDone: Bool { state.withLockedValue { $0.outcome != nil } }
 
     /// The ledger now holds the body (`nil`: it could not be kept).
-    func finished(_ entry: DownloadLedger.Entry?) {
+    func finished(_ entry: TransferLedger.Entry?) {
         state.withLockedValue { $0.entry = entry }
     }
 
@@ -60,10 +60,10 @@ final class DownloadTaskExchange: Sendable {
     /// The session completed the task, with `error` when it failed. A refused challenge whose
     /// response was kept counts as that response.
     func completed(_ error: CourierError?, cancelledAfterChallenge: Bool) {
-        let outcome: Result<DownloadLedger.Entry, CourierError> = state.withLockedValue { state in
+        let outcome: Result<TransferLedger.Entry, CourierError> = state.withLockedValue { state in
             if let entry = state.entry, error == nil || (cancelledAfterChallenge && state.wasChallenged) { return .success(entry) }
             return .failure(
-                error ?? CourierError(.connectionFailed, "The download's body could not be kept in the background downloads folder; check that the disk has room.", url: url)
+                error ?? CourierError(.connectionFailed, "The download's body could not be kept in the background transfers folder; check that the disk has room.", url: url)
             )
         }
         settle(outcome)
@@ -76,9 +76,9 @@ final class DownloadTaskExchange: Sendable {
     }
 
     /// The kept body and head, once the task has completed.
-    func wait() async throws -> DownloadLedger.Entry {
+    func wait() async throws -> TransferLedger.Entry {
         try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<DownloadLedger.Entry, CourierError>? = state.withLockedValue { state in
+            let ready: Result<TransferLedger.Entry, CourierError>? = state.withLockedValue { state in
                 if let outcome = state.outcome { return outcome }
                 state.waiter = continuation
                 return nil
@@ -88,8 +88,8 @@ final class DownloadTaskExchange: Sendable {
     }
 
     @discardableResult
-    private func settle(_ outcome: Result<DownloadLedger.Entry, CourierError>) -> Bool {
-        let (settled, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<DownloadLedger.Entry, any Error>?) in
+    private func settle(_ outcome: Result<TransferLedger.Entry, CourierError>) -> Bool {
+        let (settled, waiter) = state.withLockedValue { state -> (Bool, CheckedContinuation<TransferLedger.Entry, any Error>?) in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.waiter = nil }

@@ -29,13 +29,13 @@ extension Samples {
         let user = try await client.send(CourierRequest<JSONValue>(path: "/users/1"))
     }
 
-    /// Sources/CourierURLSession/Background/BackgroundDownloads.swift, sample 1
-    static func backgroundDownloads1(_ context: SampleContext) async throws {
+    /// Sources/CourierURLSession/Background/BackgroundTransfers.swift, sample 1
+    static func backgroundTransfers1(_ context: SampleContext) async throws {
         let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
-            .appendingPathComponent("Downloads in progress")
+            .appendingPathComponent("Transfers in progress")
         let transport = try CourierURLSessionTransport(
             configuration: ClientConfiguration(),
-            backgroundDownloads: BackgroundDownloads(identifier: "com.example.app.downloads", folder: folder)
+            backgroundTransfers: BackgroundTransfers(identifier: "com.example.app.transfers", folder: folder)
         )
         let client = CourierClient(configuration: ClientConfiguration(), transport: transport, ownsTransport: true)
     }

@@ -5,25 +5,26 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The downloads a background session has finished, kept in a folder of the app's own until
+/// The transfers a background session has finished, kept in a folder of the app's own until
 /// the client reads them: each is a body file and a head file named by its task's name, which
-/// is the download's key followed by a random part of the task's own.
+/// is the transfer's key followed by a random part of the task's own.
 ///
 /// The session hands over a finished download in a temporary file that it deletes as soon as
 /// its delegate returns, whether or not the app is still waiting for it: after a relaunch, the
-/// task that asked is gone. The ledger moves the file into its folder at once. A result that a
-/// waiting download asked for is kept claimed (`.claimed`) for that download alone; one that
-/// finished while nobody waited is kept open (`.head`), and the next download of the same
-/// request, in this process or the next, claims it instead of sending the request again. A
-/// claim renames the head, which the file system does atomically, so that a result is handed
-/// to one download only; it is read once and then deleted. Identical downloads at once each
-/// have a task, a name and a result of their own.
+/// task that asked is gone. The ledger moves the file into its folder at once. The answer to an
+/// upload nobody waits for is written to a part file (`.part`) as it arrives, then kept the
+/// same way (see ``UnclaimedResponses``). A result that a waiting download asked for is kept
+/// claimed (`.claimed`) for that download alone; one that finished while nobody waited is kept
+/// open (`.head`), and the next identical request, in this process or the next, claims it
+/// instead of being sent again. A claim renames the head, which the file system does
+/// atomically, so that a result is handed to one request only; it is read once and then
+/// deleted. Identical transfers at once each have a task, a name and a result of their own.
 ///
 /// The folder is the owner's alone (0700), its files 0600. A head keeps the status and the
 /// header fields, without `Set-Cookie`: no session cookie reaches the disk. A head that cannot
 /// be read, or a body missing beside it, is deleted and the download sent again; results older
 /// than ``maximumAge`` are deleted when a ledger opens.
-final class DownloadLedger: Sendable {
+final class TransferLedger: Sendable {
     /// A finished download: the response's head and the file that holds its body.
     struct Entry: Sendable {
         /// The name of the task that downloaded it, which names its files.
@@ -54,33 +55,39 @@ final class DownloadLedger: Sendable {
     init(folder: URL) throws(CourierError) {
         self.folder = folder
         if case .failed(let reason) = PrivateFiles.makeFolder(folder.path) {
-            throw CourierError(.invalidConfiguration, "The background downloads folder \(folder.path) cannot be created: \(reason); give a folder the app may write.")
+            throw CourierError(.invalidConfiguration, "The background transfers folder \(folder.path) cannot be created: \(reason); give a folder the app may write.")
         }
         if let permissions = PrivateFiles.permissions(of: folder.path), PrivateFiles.isOpenToOthers(permissions) {
             throw CourierError(
                 .invalidConfiguration,
-                "The background downloads folder \(folder.path) is open to other users (mode \(PrivateFiles.octal(permissions))); it holds downloaded bodies, so make it the owner's alone (chmod 700)."
+                "The background transfers folder \(folder.path) is open to other users (mode \(PrivateFiles.octal(permissions))); it holds downloaded bodies, so make it the owner's alone (chmod 700)."
             )
         }
         pruneOld()
     }
 
-    /// The key of a download of `request`: a digest of its method, URL and the fields that
-    /// choose what the server answers (credentials, cookies, ranges), so that a result is only
-    /// ever handed to the same request, for the same user.
+    /// The key of a transfer of `request`: a digest of its method, URL, the fields that choose
+    /// what the server answers (credentials, cookies, ranges, the idempotency key) and, for an
+    /// upload, the file's path, size and modification time, so that a result is only ever
+    /// handed to the same request, for the same user, with the same contents.
     static func key(for request: CourierHTTPRequest) -> String {
-        key(method: request.method.rawValue, url: request.url, headers: request.headers)
+        key(method: request.method.rawValue, url: request.url, headers: request.headers, file: request.body?.sourceFile)
     }
 
-    /// The key of a download of `url` with `method` and `headers`.
-    static func key(method: String, url: URL, headers: Headers) -> String {
+    /// The key of a transfer of `url` with `method` and `headers`, sending `file` when it is
+    /// an upload.
+    static func key(method: String, url: URL, headers: Headers, file: CourierRequestBody.SourceFile? = nil) -> String {
         var text = method + "\n" + url.absoluteString
         for name in keyFields { text += "\n" + (headers.values(for: name).joined(separator: ",")) }
+        if let file {
+            let (seconds, attoseconds) = file.modified.components
+            text += "\nfile \(file.size) \(seconds) \(attoseconds) " + file.url.standardizedFileURL.path
+        }
         return Digest.sha256Hex(Data(text.utf8))
     }
 
     /// The request fields a key covers.
-    static let keyFields = ["Authorization", "Cookie", "Range", "If-Range", "Accept"]
+    static let keyFields = ["Authorization", "Cookie", "Range", "If-Range", "Accept", "Content-Type", "Idempotency-Key"]
 
     /// A new task name for a download with `key`: the key, a hyphen and 16 random hexadecimal
     /// digits.
@@ -104,7 +111,7 @@ final class DownloadLedger: Sendable {
             },
             finishedAt: Date()
         )
-        remove(name)
+        deleteResult(name)
         if let location {
             guard move(location, to: body) else { return nil }
             _ = chmod(body.path, 0o600)
@@ -147,9 +154,15 @@ final class DownloadLedger: Sendable {
         return Entry(name: name, head: head, body: body)
     }
 
-    /// Deletes the result of the task named `name`, open or claimed.
+    /// Deletes the result of the task named `name`, open, claimed or still arriving.
     func remove(_ name: String) {
         guard Self.isName(name) else { return }
+        deleteResult(name)
+        try? FileManager.default.removeItem(at: partFile(name))
+    }
+
+    /// Deletes the head and body kept for `name`, leaving a response still arriving.
+    private func deleteResult(_ name: String) {
         for file in [headFile(name), claimedFile(name), bodyFile(name)] {
             try? FileManager.default.removeItem(at: file)
         }
@@ -163,9 +176,11 @@ final class DownloadLedger: Sendable {
     private func headFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".head") }
     private func claimedFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".claimed") }
     private func bodyFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".body") }
+    /// Where the response to an upload nobody waits for is written while it arrives.
+    func partFile(_ name: String) -> URL { folder.appendingPathComponent(name + ".part") }
 
-    /// The endings of the files a result is kept in.
-    private static let fileEndings = [".head", ".claimed", ".body"]
+    /// The endings of the files a result is kept in, or written to before it is kept.
+    private static let fileEndings = [".head", ".claimed", ".body", ".part"]
 
     /// Whether `key` is a digest this ledger made: 64 lowercase hexadecimal digits.
     private static func isKey(_ key: String) -> Bool {

@@ -9,15 +9,26 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Downloads carried by a background downloads session: download tasks whose bodies pass
-/// through the kept-results folder, on the client's one request path.
-@Suite("Background downloads")
-struct BackgroundDownloadTests {
+/// Transfers carried by a background transfers session, on the client's one request path:
+/// downloads on download tasks, whose bodies pass through the kept-results folder, and uploads
+/// of files on upload tasks.
+@Suite("Background transfers")
+struct BackgroundTransferTests {
     /// A server, a folder for destinations, the background folder inside it, and a client whose
-    /// transport carries downloads on download tasks.
+    /// transport carries downloads on download tasks and file uploads on upload tasks.
     func withBackgroundClient(
         configure: (inout ClientConfiguration) -> Void = { _ in },
         _ body: (TestServer, URL, URL, CourierClient) async throws -> Void
+    ) async throws {
+        try await withBackgroundTransport(configure: configure) { server, folder, kept, _, client in
+            try await body(server, folder, kept, client)
+        }
+    }
+
+    /// As ``withBackgroundClient(configure:_:)``, with the transport too.
+    func withBackgroundTransport(
+        configure: (inout ClientConfiguration) -> Void = { _ in },
+        _ body: (TestServer, URL, URL, CourierURLSessionTransport, CourierClient) async throws -> Void
     ) async throws {
         try await withTemporaryFolder { folder in
             try await withServer { server in
@@ -26,10 +37,10 @@ struct BackgroundDownloadTests {
                 configure(&configuration)
                 let kept = folder.appendingPathComponent("background")
                 let transport = try CourierURLSessionTransport(
-                    configuration: configuration, backgroundDownloads: BackgroundDownloads(identifier: "tests.downloads", folder: kept)
+                    configuration: configuration, backgroundTransfers: BackgroundTransfers(identifier: "tests.downloads", folder: kept)
                 )
                 try await CourierClient.withClient(configuration: configuration, transport: transport) { client in
-                    try await body(server, folder, kept, client)
+                    try await body(server, folder, kept, transport, client)
                 }
             }
         }
@@ -49,6 +60,150 @@ struct BackgroundDownloadTests {
             #expect(PrivateFiles.permissions(of: kept.path) == 0o700)
             #expect(keptFiles(kept).isEmpty)
             #expect(server.requests(under: "/range").count == 1)
+        }
+    }
+
+    /// A file body goes on an upload task, which sends the file itself: with its length, not
+    /// chunked as a streamed body on a data task would be, and with its progress reported.
+    @Test func aFileUploadGoesOnAnUploadTaskWithItsLengthAndProgress() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            let file = folder.appendingPathComponent("photo.bin")
+            let bytes = Data(TestServer.bytes(count: 300_000, seed: 7))
+            try bytes.write(to: file)
+            var request = CourierRequest<Void>(method: .post, path: "/anything")
+            request.body = try .file(file)
+            let values = Recorder<TransferProgress>()
+            request.uploadProgress = { values.record($0) }
+            let response = try await client.response(for: request)
+            #expect(response.status == 200)
+            let sent = try #require(server.requests(under: "/anything").last)
+            #expect(Data(sent.body) == bytes)
+            #expect(sent.header("Content-Length") == "300000")
+            #expect(sent.header("Transfer-Encoding") == nil)
+            #expect(sent.header("Content-Type") == "application/octet-stream")
+            #expect(values.values.last?.completedBytes == 300_000)
+            #expect(values.values.allSatisfy { $0.totalBytes == 300_000 }, "\(values.values)")
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    /// A challenge to an upload is answered by the client, which sends the file again on a
+    /// second upload task, with its credentials.
+    @Test func aChallengedUploadIsSentAgainWithCredentials() async throws {
+        try await withBackgroundClient(configure: {
+            $0.authentication = Authentication(.password(user: "ada", password: "pw"))
+        }) { server, folder, kept, client in
+            let file = folder.appendingPathComponent("report.csv")
+            try Data("a,b\n1,2\n".utf8).write(to: file)
+            var request = CourierRequest<Void>(method: .post, path: "/basic-auth/ada/pw")
+            request.body = try .file(file, contentType: "text/csv")
+            let response = try await client.response(for: request)
+            #expect(response.status == 200)
+            let sent = server.requests(under: "/basic-auth")
+            #expect(sent.count == 2)
+            #expect(sent.last?.header("Authorization") == "Basic YWRhOnB3")
+            #expect(sent.allSatisfy { Data($0.body) == Data("a,b\n1,2\n".utf8) && $0.header("Content-Type") == "text/csv" })
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    /// The system reads the file itself, so Courier checks it around the task: a file that
+    /// changed since its body was made is refused before anything is sent, and one that changes
+    /// while its upload is under way fails the request when the answer comes.
+    @Test func aFileThatChangesIsRefusedBeforeAndAfterItIsSent() async throws {
+        try await withBackgroundClient { server, folder, kept, client in
+            let file = folder.appendingPathComponent("log.txt")
+            try Data("first version".utf8).write(to: file)
+            var request = CourierRequest<Void>(method: .post, path: "/anything/before")
+            request.body = try .file(file)
+            try Data("second, longer version".utf8).write(to: file)
+            let before = await courierError { _ = try await client.response(for: request) }
+            #expect(before?.kind == .invalidBody)
+            #expect(server.requests(under: "/anything/before").isEmpty)
+
+            var held = CourierRequest<Void>(method: .post, path: "/gate/changed")
+            held.body = try .file(file)
+            async let after = courierError { _ = try await client.response(for: held) }
+            for _ in 0..<3000 where server.requests(under: "/gate").isEmpty {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try Data("third".utf8).write(to: file)
+            server.openGate("changed")
+            let error = await after
+            #expect(error?.kind == .invalidBody)
+            #expect(error?.message.contains("may have received") == true)
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    @Test func anUploadPastItsTimeoutFailsAndKeepsNothing() async throws {
+        try await withBackgroundClient { _, folder, kept, client in
+            let file = folder.appendingPathComponent("slow.bin")
+            try Data(repeating: 1, count: 1000).write(to: file)
+            var request = CourierRequest<Void>(method: .post, path: "/delay/10")
+            request.body = try .file(file)
+            request.timeout = .seconds(1)
+            let error = await courierError { _ = try await client.response(for: request) }
+            #expect(error?.kind == .timeout)
+            #expect(keptFiles(kept).isEmpty)
+        }
+    }
+
+    /// The answer to an upload the session sent while nobody waited (as after a relaunch: a
+    /// task this process did not start through the client) is kept, and answers the next
+    /// identical upload of the same file without sending it; a changed file is sent.
+    @Test func anUploadAnsweredWhileNobodyWaitedAnswersTheNextIdenticalUpload() async throws {
+        try await withBackgroundTransport { server, folder, kept, transport, client in
+            let background = try #require(transport.background)
+            let file = folder.appendingPathComponent("video.bin")
+            try Data(TestServer.bytes(count: 50_000, seed: 3)).write(to: file)
+            let url = server.url("/anything/videos")
+            var headers = Headers()
+            headers.add(name: "Content-Type", value: "application/octet-stream")
+            let key = TransferLedger.key(method: "POST", url: url, headers: headers, file: try CourierRequestBody.file(file).sourceFile)
+            var urlRequest = URLRequest(url: url)
+            urlRequest.httpMethod = "POST"
+            urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+            let task = background.session.uploadTask(with: urlRequest, fromFile: file)
+            task.taskDescription = TransferLedger.name(for: key)
+            task.resume()
+            for _ in 0..<3000 where !keptFiles(kept).contains(where: { $0.hasSuffix(".head") }) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(keptFiles(kept).count == 2)
+            #expect(server.requests(under: "/anything/videos").count == 1)
+
+            var request = CourierRequest<Void>(method: .post, path: url.absoluteString)
+            request.body = try .file(file)
+            let answered = try await client.response(for: request)
+            #expect(answered.status == 200)
+            #expect(String(decoding: answered.body, as: UTF8.self).contains("/anything/videos"))
+            #expect(server.requests(under: "/anything/videos").count == 1)
+            #expect(keptFiles(kept).isEmpty)
+
+            // Read once: the same upload again is sent; so is the file once it changed.
+            _ = try await client.response(for: request)
+            #expect(server.requests(under: "/anything/videos").count == 2)
+            #expect(Data(try #require(server.requests(under: "/anything/videos").last).body) == Data(TestServer.bytes(count: 50_000, seed: 3)))
+        }
+    }
+
+    /// An answer to an upload nobody waits for that grows past the limit is not kept.
+    @Test func anUnclaimedAnswerPastTheLimitIsNotKept() async throws {
+        try await withBackgroundTransport { server, folder, kept, transport, _ in
+            let background = try #require(transport.background)
+            let file = folder.appendingPathComponent("small.bin")
+            try Data("x".utf8).write(to: file)
+            var urlRequest = URLRequest(url: server.url("/bytes/\(UnclaimedResponses.maximumBytes + 1)"))
+            urlRequest.httpMethod = "POST"
+            let task = background.session.uploadTask(with: urlRequest, fromFile: file)
+            task.taskDescription = TransferLedger.name(for: TransferLedger.key(method: "POST", url: urlRequest.url!, headers: Headers()))
+            task.resume()
+            for _ in 0..<3000 where task.state != .completed {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(task.state == .completed)
+            #expect(keptFiles(kept).isEmpty)
         }
     }
 
@@ -133,13 +288,13 @@ struct BackgroundDownloadTests {
             // its method and URL.
             let headers = Headers()
             let url = server.url("/range/5000?seed=9")
-            let ledger = try DownloadLedger(folder: kept)
+            let ledger = try TransferLedger(folder: kept)
             let body = folder.appendingPathComponent("delivered.tmp")
             try Data(TestServer.bytes(count: 5000, seed: 9)).write(to: body)
             let response = try #require(
                 HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "5000", "ETag": "\"range-5000-9\""])
             )
-            let name = DownloadLedger.name(for: DownloadLedger.key(method: "GET", url: url, headers: headers))
+            let name = TransferLedger.name(for: TransferLedger.key(method: "GET", url: url, headers: headers))
             #expect(ledger.keep(body, response: response, name: name, isClaimed: false) != nil)
             #expect(keptFiles(kept) == [name + ".body", name + ".head"])
 
@@ -160,7 +315,7 @@ struct BackgroundDownloadTests {
     @Test func aDamagedKeptResultIsDeletedAndTheDownloadSent() async throws {
         try await withBackgroundClient { server, folder, kept, client in
             let url = server.url("/range/4000?seed=5")
-            let name = DownloadLedger.name(for: DownloadLedger.key(method: "GET", url: url, headers: Headers()))
+            let name = TransferLedger.name(for: TransferLedger.key(method: "GET", url: url, headers: Headers()))
             try Data("{\"status\": 200, \"fields\": [[\"only-a-name\"]]".utf8).write(to: kept.appendingPathComponent(name + ".head"))
             try Data("not the body".utf8).write(to: kept.appendingPathComponent(name + ".body"))
 
@@ -185,15 +340,15 @@ struct BackgroundDownloadTests {
     @Test func keptHeadsHoldNoCookieAndKeptFilesAreTheOwnersAlone() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-kept-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let ledger = try DownloadLedger(folder: folder)
+        let ledger = try TransferLedger(folder: folder)
         let body = FileManager.default.temporaryDirectory.appendingPathComponent("courier-body-\(UUID().uuidString)")
         try Data("body".utf8).write(to: body)
         let url = URL(string: "http://127.0.0.1:9/file")!
         let response = try #require(
             HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Set-Cookie": "session=s3cr3t-value; HttpOnly", "ETag": "\"e\""])
         )
-        let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
-        let name = DownloadLedger.name(for: key)
+        let key = TransferLedger.key(method: "GET", url: url, headers: Headers())
+        let name = TransferLedger.name(for: key)
         let entry = try #require(ledger.keep(body, response: response, name: name, isClaimed: false))
         let head = try Data(contentsOf: folder.appendingPathComponent(name + ".head"))
         #expect(!String(decoding: head, as: UTF8.self).contains("s3cr3t"))
@@ -210,21 +365,21 @@ struct BackgroundDownloadTests {
         // Keys differ by credentials: a result is never handed to another user.
         var other = Headers()
         other.add(name: "Authorization", value: "Bearer someone-else")
-        #expect(DownloadLedger.key(method: "GET", url: url, headers: other) != key)
+        #expect(TransferLedger.key(method: "GET", url: url, headers: other) != key)
     }
 
     /// Each open result is claimed by one download; a claimed one, which a waiting download
     /// asked for, is handed to no other.
     @Test func aKeptResultIsClaimedByOneDownloadOnly() async throws {
         try await withTemporaryFolder { folder in
-            let ledger = try DownloadLedger(folder: folder.appendingPathComponent("kept"))
+            let ledger = try TransferLedger(folder: folder.appendingPathComponent("kept"))
             let url = URL(string: "http://127.0.0.1:9/same")!
             let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
-            let key = DownloadLedger.key(method: "GET", url: url, headers: Headers())
-            func keep(_ text: String, isClaimed: Bool) throws -> DownloadLedger.Entry {
+            let key = TransferLedger.key(method: "GET", url: url, headers: Headers())
+            func keep(_ text: String, isClaimed: Bool) throws -> TransferLedger.Entry {
                 let body = folder.appendingPathComponent(UUID().uuidString)
                 try Data(text.utf8).write(to: body)
-                return try #require(ledger.keep(body, response: response, name: DownloadLedger.name(for: key), isClaimed: isClaimed))
+                return try #require(ledger.keep(body, response: response, name: TransferLedger.name(for: key), isClaimed: isClaimed))
             }
             let waited = try keep("waited", isClaimed: true)
             let first = try keep("first", isClaimed: false)
@@ -249,7 +404,7 @@ struct BackgroundDownloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = chmod(folder.path, 0o755)
         let error = #expect(throws: CourierError.self) {
-            _ = try CourierURLSessionTransport(backgroundDownloads: BackgroundDownloads(identifier: "tests.open", folder: folder))
+            _ = try CourierURLSessionTransport(backgroundTransfers: BackgroundTransfers(identifier: "tests.open", folder: folder))
         }
         #expect(error?.kind == .invalidConfiguration)
         #expect(error?.message.contains("chmod 700") == true)

@@ -46,6 +46,26 @@ struct BackgroundTransferTests {
         }
     }
 
+    /// Runs `work` on a dispatch queue rather than Swift's pool: FoundationNetworking's task
+    /// calls can wait for a session that is reading another request's streamed body, whose
+    /// next piece the pool produces.
+    func awayFromThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+
+    /// Starts an upload task of `background` that no client waits for, named `name`, as the
+    /// system hands over a task from before a relaunch.
+    func startUnclaimedUpload(_ urlRequest: URLRequest, from file: URL, name: String, on background: BackgroundSession) async -> URLSessionUploadTask {
+        await awayFromThePool {
+            let task = background.session.uploadTask(with: urlRequest, fromFile: file)
+            task.taskDescription = name
+            task.resume()
+            return task
+        }
+    }
+
     func keptFiles(_ folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
     }
@@ -164,9 +184,7 @@ struct BackgroundTransferTests {
             var urlRequest = URLRequest(url: url)
             urlRequest.httpMethod = "POST"
             urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-            let task = background.session.uploadTask(with: urlRequest, fromFile: file)
-            task.taskDescription = TransferLedger.name(for: key)
-            task.resume()
+            _ = await startUnclaimedUpload(urlRequest, from: file, name: TransferLedger.name(for: key), on: background)
             for _ in 0..<3000 where !keptFiles(kept).contains(where: { $0.hasSuffix(".head") }) {
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -196,13 +214,12 @@ struct BackgroundTransferTests {
             try Data("x".utf8).write(to: file)
             var urlRequest = URLRequest(url: server.url("/bytes/\(UnclaimedResponses.maximumBytes + 1)"))
             urlRequest.httpMethod = "POST"
-            let task = background.session.uploadTask(with: urlRequest, fromFile: file)
-            task.taskDescription = TransferLedger.name(for: TransferLedger.key(method: "POST", url: urlRequest.url!, headers: Headers()))
-            task.resume()
-            for _ in 0..<3000 where task.state != .completed {
+            let name = TransferLedger.name(for: TransferLedger.key(method: "POST", url: try #require(urlRequest.url), headers: Headers()))
+            let task = await startUnclaimedUpload(urlRequest, from: file, name: name, on: background)
+            for _ in 0..<3000 where await awayFromThePool({ task.state }) != .completed {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            #expect(task.state == .completed)
+            #expect(await awayFromThePool { task.state } == .completed)
             #expect(keptFiles(kept).isEmpty)
         }
     }

@@ -126,6 +126,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         }
     }
 
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        guard let download = downloads[downloadTask] else { return }
+        let response = downloadTask.response as? HTTPURLResponse
+        // Only the body of a success is the download's: a redirect's or a challenge's is not.
+        if let response, !(200..<300).contains(response.statusCode) { return }
+        // FoundationNetworking tells the response only at the end, so whose body this is stays
+        // unknown until then, and the count goes without a length.
+        let expected = response != nil && totalBytesExpectedToWrite >= 0 ? totalBytesExpectedToWrite : nil
+        download.reportReceived?(totalBytesWritten, expected)
+    }
+
     func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
         // The file is deleted when this returns: it is moved into the ledger now, whether or not
         // anyone still waits for it (after a relaunch, nobody does). A download that still

@@ -78,6 +78,10 @@ public struct CourierHTTPRequest: Sendable {
     /// Whether the client writes the response body to a file (``CourierClient/download(_:to:options:)``):
     /// a transport may then carry the exchange as a download of its own.
     package var isFileDownload = false
+    /// Told of the body bytes received so far (and of the whole length, when known) by a
+    /// transport that receives a file download where the client cannot count it, such as a
+    /// download task writing a file of its own.
+    package var reportsReceived: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
     /// The redirect rules for this request; `nil` uses the client's.
     public var redirectPolicy: RedirectPolicy?
     /// The credentials of this request alone (from ``CourierRequest/credential``), used instead of

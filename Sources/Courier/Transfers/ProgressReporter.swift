@@ -13,6 +13,9 @@ package final class ProgressReporter: Sendable {
         var subscribers: [Int: AsyncStream<TransferProgress>.Continuation] = [:]
         var nextSubscriber = 0
         var isFinished = false
+        /// The most a transport counted on its own (see ``received(_:of:)``): counts up to it
+        /// are not reported again.
+        var countedElsewhere: Int64 = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -39,6 +42,18 @@ package final class ProgressReporter: Sendable {
     /// `count` more bytes were transferred.
     func advance(by count: Int) {
         update(isFinal: false) { $0.current.completedBytes += Int64(count) }
+    }
+
+    /// A transport that receives the body where the client cannot count it (a download task
+    /// writing a file) has `completed` bytes of `total` (`nil` when unknown). Reported as they
+    /// come; when the client then copies those bytes, its counts are held back until they pass
+    /// them, so that progress never moves backwards.
+    func received(_ completed: Int64, of total: Int64?) {
+        update(isFinal: false, isCountedElsewhere: true) { state in
+            guard completed > state.current.completedBytes else { return }
+            state.current = TransferProgress(completedBytes: completed, totalBytes: total ?? state.current.totalBytes)
+            state.countedElsewhere = max(state.countedElsewhere, completed)
+        }
     }
 
     /// The transfer has moved its last byte.
@@ -90,11 +105,16 @@ package final class ProgressReporter: Sendable {
         return stream
     }
 
-    private func update(isFinal: Bool, _ change: (inout State) -> Void) {
+    private func update(isFinal: Bool, isCountedElsewhere: Bool = false, _ change: (inout State) -> Void) {
         let instant = now()
         let delivery = state.withLockedValue { state -> TransferProgress? in
             guard !state.isFinished else { return nil }
             change(&state)
+            if !isCountedElsewhere, state.countedElsewhere > 0 {
+                // The client copying bytes the transport already reported: nothing new until
+                // the count passes them, and no second report of the same end.
+                if isFinal ? state.latest == state.current : state.current.completedBytes <= state.countedElsewhere { return nil }
+            }
             guard state.throttle.admits(state.current, at: instant, isFinal: isFinal) else { return nil }
             state.latest = state.current
             // Under the lock, so that no value lands after the sequences were finished.

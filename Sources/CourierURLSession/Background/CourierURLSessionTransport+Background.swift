@@ -90,7 +90,7 @@ extension CourierURLSessionTransport {
         _ urlRequest: URLRequest, of request: CourierHTTPRequest, name: String, on background: BackgroundSession, deadline: ContinuousClock.Instant?
     ) async throws -> TransferLedger.Entry {
         let url = request.url
-        let exchange = DownloadTaskExchange(url: url)
+        let exchange = DownloadTaskExchange(url: url, reportReceived: request.reportsReceived)
         control.async {
             let task = background.session.downloadTask(with: urlRequest)
             task.taskDescription = name

@@ -20,10 +20,13 @@ final class DownloadTaskExchange: Sendable {
     }
 
     let url: URL
+    /// Told of the body bytes the task has written so far, and of the length when known.
+    let reportReceived: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
     private let state = NIOLockedValueBox(State())
 
-    init(url: URL) {
+    init(url: URL, reportReceived: (@Sendable (Int64, Int64?) -> Void)? = nil) {
         self.url = url
+        self.reportReceived = reportReceived
     }
 
     /// Keeps `task`; returns `false` when the exchange has already ended, in which case the

@@ -224,6 +224,28 @@ struct BackgroundTransferTests {
         }
     }
 
+    /// A download's progress comes from the task as it writes, before the body reaches the
+    /// kept-results folder (on Linux without a length, which FoundationNetworking tells only
+    /// at the end); copying it to the destination then adds no value that goes back.
+    @Test func aDownloadReportsProgressWhileTheTaskReceives() async throws {
+        try await withBackgroundClient { _, folder, kept, client in
+            let seen = Recorder<(progress: TransferProgress, isKeptYet: Bool)>()
+            let options = DownloadOptions(progress: { progress in
+                seen.record((progress, !keptFiles(kept).isEmpty))
+            })
+            let destination = folder.appendingPathComponent("progress.bin")
+            _ = try await client.download(
+                CourierRequest<Void>(path: "/range/1000000?seed=8&chunk_delay=0.005"), to: .file(destination), options: options
+            )
+            let values = seen.values
+            #expect(values.contains { $0.progress.completedBytes < 1_000_000 && !$0.isKeptYet }, "\(values)")
+            #expect(values.last?.progress == TransferProgress(completedBytes: 1_000_000, totalBytes: 1_000_000))
+            let counts = values.map(\.progress.completedBytes)
+            #expect(counts == counts.sorted(), "\(counts)")
+            #expect(values.filter { $0.progress.completedBytes == 1_000_000 }.count == 1, "\(values)")
+        }
+    }
+
     /// Identical downloads at once each get a task and a kept result of their own: none reads
     /// or deletes another's body.
     @Test func identicalDownloadsAtOnceEachGetTheWholeBody() async throws {

@@ -113,6 +113,29 @@ struct ProgressThrottleTests {
         #expect(seen == expected)
     }
 
+    @Test("bytes a transport counted on its own are not counted again as the client copies them, and never go backwards")
+    func bytesCountedElsewhereAreNotCountedAgain() {
+        let calls = NIOLockedValueBox<[TransferProgress]>([])
+        let clock = NIOLockedValueBox(ContinuousClock.now)
+        let reporter = ProgressReporter(callback: { value in calls.withLockedValue { $0.append(value) } }, now: { clock.withLockedValue { $0 } })
+        reporter.received(100, of: nil)
+        clock.withLockedValue { $0 += .milliseconds(200) }
+        reporter.received(250, of: nil)
+        clock.withLockedValue { $0 += .milliseconds(200) }
+        // A smaller count, as from a hop that starts again, moves nothing.
+        reporter.received(40, of: nil)
+        // The client copies the 300 bytes the transport wrote to a file of its own.
+        reporter.begin(total: 300)
+        clock.withLockedValue { $0 += .milliseconds(200) }
+        reporter.advance(by: 200)
+        clock.withLockedValue { $0 += .milliseconds(200) }
+        reporter.advance(by: 80)
+        reporter.advance(by: 20)
+        reporter.end()
+        reporter.finish(succeeded: true)
+        #expect(calls.withLockedValue { $0 } == [progress(100, of: nil), progress(250, of: nil), progress(280, of: 300), progress(300, of: 300)])
+    }
+
     @Test("a failed request's progress stays where it was")
     func failedRequestKeepsItsProgress() async {
         let reporter = ProgressReporter()

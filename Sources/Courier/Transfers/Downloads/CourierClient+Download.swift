@@ -100,6 +100,9 @@ extension CourierClient {
             let offset = record?.validator == nil ? 0 : onDisk
             var attempt = request
             attempt.isFileDownload = true
+            attempt.reportsReceived = { received, expected in
+                reporter.received(offset + received, of: expected.map { offset + $0 })
+            }
             if offset > 0, let validator = record?.validator {
                 attempt.headers.set(name: "Range", value: "bytes=\(offset)-")
                 attempt.headers.set(name: "If-Range", value: validator)

@@ -18,7 +18,8 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
     public enum Body: Codable, Sendable, Hashable {
         /// The bytes, stored in the queue's database with the record.
         case data(Data)
-        /// A file read at each attempt; it must stay in place until the record is finished.
+        /// A file read at each attempt, piece by piece while it is sent; it must stay in place,
+        /// unchanged, until the record is finished.
         case file(path: String)
     }
 
@@ -142,14 +143,13 @@ public struct QueuedRequest: Codable, Sendable, Hashable {
         case .data(let data):
             requestBody = .data(data, contentType: nil)
         case .file(let path):
-            guard let data = try? POSIXFiles.contentsOfRegularFile(path) else {
-                throw CourierError(
-                    .invalidBody,
-                    "The body file \(path) of a queued request cannot be read; put it back, or drop the record.",
-                    url: url
-                )
+            // Read piece by piece while it is sent; a transport that sends files itself (an
+            // upload task of a background session) is handed the file.
+            do {
+                requestBody = try .file(URL(fileURLWithPath: path), contentType: nil)
+            } catch {
+                throw CourierError(.invalidBody, error.message + " It is the body of a queued request: put it back, or drop the record.", url: url)
             }
-            requestBody = .data(data, contentType: nil)
         case nil:
             requestBody = nil
         }

@@ -69,7 +69,7 @@ public final class CourierURLSessionTransport: Transport {
         let delegate = SessionDelegate()
         self.delegate = delegate
         self.session = URLSession(configuration: settings, delegate: delegate, delegateQueue: CourierURLSessionTransport.delegateQueue())
-        self.background = try backgroundTransfers.map { downloads throws(CourierError) in try BackgroundSession(downloads, transport: transport) }
+        self.background = try backgroundTransfers.map { transfers throws(CourierError) in try BackgroundSession(transfers, transport: transport) }
         self.readTimeout = transport.readTimeout
         self.limits = SessionLimits(
             decompression: transport.decompression,

@@ -22,12 +22,12 @@ import FoundationNetworking
 ///
 /// The folder is the owner's alone (0700), its files 0600. A head keeps the status and the
 /// header fields, without `Set-Cookie`: no session cookie reaches the disk. A head that cannot
-/// be read, or a body missing beside it, is deleted and the download sent again; results older
+/// be read, or a body missing beside it, is deleted and the request sent again; results older
 /// than ``maximumAge`` are deleted when a ledger opens.
 final class TransferLedger: Sendable {
-    /// A finished download: the response's head and the file that holds its body.
+    /// A finished transfer: the response's head and the file that holds its body.
     struct Entry: Sendable {
-        /// The name of the task that downloaded it, which names its files.
+        /// The name of the task that carried it, which names its files.
         var name: String
         var head: Head
         var body: URL
@@ -60,7 +60,7 @@ final class TransferLedger: Sendable {
         if let permissions = PrivateFiles.permissions(of: folder.path), PrivateFiles.isOpenToOthers(permissions) {
             throw CourierError(
                 .invalidConfiguration,
-                "The background transfers folder \(folder.path) is open to other users (mode \(PrivateFiles.octal(permissions))); it holds downloaded bodies, so make it the owner's alone (chmod 700)."
+                "The background transfers folder \(folder.path) is open to other users (mode \(PrivateFiles.octal(permissions))); it holds downloaded bodies and the answers to uploads, so make it the owner's alone (chmod 700)."
             )
         }
         pruneOld()
@@ -89,7 +89,7 @@ final class TransferLedger: Sendable {
     /// The request fields a key covers.
     static let keyFields = ["Authorization", "Cookie", "Range", "If-Range", "Accept", "Content-Type", "Idempotency-Key"]
 
-    /// A new task name for a download with `key`: the key, a hyphen and 16 random hexadecimal
+    /// A new task name for a transfer with `key`: the key, a hyphen and 16 random hexadecimal
     /// digits.
     static func name(for key: String) -> String {
         var generator = SystemRandomNumberGenerator()
@@ -99,7 +99,7 @@ final class TransferLedger: Sendable {
 
     /// Moves the body the session left at `location` into the ledger under the task name `name`
     /// (an empty body when `location` is `nil`), with the head of `response`: claimed for a
-    /// download that waits for it when `isClaimed`, open to the next identical download
+    /// request that waits for it when `isClaimed`, open to the next identical request
     /// otherwise. Returns the entry, or `nil` when the file could not be kept.
     func keep(_ location: URL?, response: HTTPURLResponse, name: String, isClaimed: Bool) -> Entry? {
         guard Self.isName(name) else { return nil }
@@ -128,8 +128,8 @@ final class TransferLedger: Sendable {
         return Entry(name: name, head: head, body: body)
     }
 
-    /// Claims a result kept open for a download with `key`, if there is one that can be read:
-    /// no other download is handed it. A damaged one is deleted, and the next one tried.
+    /// Claims a result kept open for a transfer with `key`, if there is one that can be read:
+    /// no other request is handed it. A damaged one is deleted, and the next one tried.
     func claim(_ key: String) -> Entry? {
         guard Self.isKey(key) else { return nil }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -1,3 +1,4 @@
+import CourierQueue
 import CourierTesting
 import Foundation
 import Testing
@@ -63,6 +64,29 @@ struct BackgroundTransferTests {
             task.taskDescription = name
             task.resume()
             return task
+        }
+    }
+
+    /// Writes `bytes` to `file` and POSTs it to `url` with the header `fields` on an upload task
+    /// of `transport`'s background session that no client waits for, named as the client's
+    /// identical request would be, as the system hands over a task from before a relaunch;
+    /// returns once its answer is kept in `kept`.
+    func uploadWhileNobodyWaits(
+        _ bytes: Data, from file: URL, to url: URL, fields: [(String, String)], on transport: CourierURLSessionTransport, kept: URL
+    ) async throws {
+        let background = try #require(transport.background)
+        try bytes.write(to: file)
+        var headers = Headers()
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = "POST"
+        for (name, value) in fields {
+            headers.add(name: name, value: value)
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        let key = TransferLedger.key(method: "POST", url: url, headers: headers, file: try CourierRequestBody.file(file).sourceFile)
+        _ = await startUnclaimedUpload(urlRequest, from: file, name: TransferLedger.name(for: key), on: background)
+        for _ in 0..<3000 where !keptFiles(kept).contains(where: { $0.hasSuffix(".head") }) {
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
@@ -171,23 +195,13 @@ struct BackgroundTransferTests {
 
     /// The answer to an upload the session sent while nobody waited (as after a relaunch: a
     /// task this process did not start through the client) is kept, and answers the next
-    /// identical upload of the same file without sending it; a changed file is sent.
+    /// identical upload of the same file without sending it, once.
     @Test func anUploadAnsweredWhileNobodyWaitedAnswersTheNextIdenticalUpload() async throws {
         try await withBackgroundTransport { server, folder, kept, transport, client in
-            let background = try #require(transport.background)
             let file = folder.appendingPathComponent("video.bin")
-            try Data(TestServer.bytes(count: 50_000, seed: 3)).write(to: file)
             let url = server.url("/anything/videos")
-            var headers = Headers()
-            headers.add(name: "Content-Type", value: "application/octet-stream")
-            let key = TransferLedger.key(method: "POST", url: url, headers: headers, file: try CourierRequestBody.file(file).sourceFile)
-            var urlRequest = URLRequest(url: url)
-            urlRequest.httpMethod = "POST"
-            urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-            _ = await startUnclaimedUpload(urlRequest, from: file, name: TransferLedger.name(for: key), on: background)
-            for _ in 0..<3000 where !keptFiles(kept).contains(where: { $0.hasSuffix(".head") }) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            let fields = [("Content-Type", "application/octet-stream")]
+            try await uploadWhileNobodyWaits(Data(TestServer.bytes(count: 50_000, seed: 3)), from: file, to: url, fields: fields, on: transport, kept: kept)
             #expect(keptFiles(kept).count == 2)
             #expect(server.requests(under: "/anything/videos").count == 1)
 
@@ -203,6 +217,34 @@ struct BackgroundTransferTests {
             _ = try await client.response(for: request)
             #expect(server.requests(under: "/anything/videos").count == 2)
             #expect(Data(try #require(server.requests(under: "/anything/videos").last).body) == Data(TestServer.bytes(count: 50_000, seed: 3)))
+        }
+    }
+
+    /// A durable record whose body is a file goes on an upload task with its idempotency key:
+    /// when the system finished that upload while the app was not running, the record sent
+    /// again after the relaunch is answered from the kept result, and the server is not asked
+    /// twice.
+    @Test func aQueuedFileUploadTheSystemFinishedIsAnsweredFromItsKeptResult() async throws {
+        try await withBackgroundTransport { server, folder, kept, transport, client in
+            let file = folder.appendingPathComponent("report.bin")
+            let url = server.url("/idempotent/reports")
+            let queued = QueuedRequest(method: .post, url: url, body: .file(path: file.path))
+            // The upload the earlier launch started, with the record's key.
+            let fields = [(QueuedRequest.idempotencyKeyHeader, queued.idempotencyKey)]
+            try await uploadWhileNobodyWaits(Data(TestServer.bytes(count: 40_000, seed: 21)), from: file, to: url, fields: fields, on: transport, kept: kept)
+            #expect(server.ledger.entries[queued.idempotencyKey]?.requests == 1)
+
+            try await withQueueFolder { path in
+                let queue = try await client.openQueue(testQueueConfiguration(path: path))
+                let record = try await queue.enqueue(queued).outcome()
+                await queue.close()
+                #expect(record.state == .delivered)
+                #expect(record.outcome?.status == 201)
+            }
+            let entry = try #require(server.ledger.entries[queued.idempotencyKey])
+            #expect(entry.requests == 1 && entry.applied == 1)
+            #expect(entry.body == Data(TestServer.bytes(count: 40_000, seed: 21)))
+            #expect(keptFiles(kept).isEmpty)
         }
     }
 

@@ -46,6 +46,30 @@ struct DurableQueueTests {
         }
     }
 
+    /// A body kept in a file is read while it is sent, at each attempt, and arrives whole; one
+    /// that is gone fails the attempt with a message naming the file.
+    @Test func aFileBodyIsSentFromItsFile() async throws {
+        try await withServerAndQueue { server, queue in
+            try await withTemporaryFolder { folder in
+                let file = folder.appendingPathComponent("note.bin")
+                let bytes = Data(TestServer.bytes(count: 200_000, seed: 12))
+                try bytes.write(to: file)
+                var queued = QueuedRequest(method: .post, url: server.url("/idempotent/file"), body: .file(path: file.path))
+                queued.headers.add(name: "Content-Type", value: "application/octet-stream")
+                let record = try await queue.enqueue(queued).outcome()
+                #expect(record.state == .delivered)
+                #expect(server.ledger.entries[record.request.idempotencyKey]?.body == bytes)
+
+                let missing = QueuedRequest(method: .post, url: server.url("/idempotent/missing"), body: .file(path: folder.appendingPathComponent("gone").path))
+                let failed = try await queue.enqueue(missing).outcome()
+                #expect(failed.state == .failed)
+                #expect(failed.outcome?.failure?.contains("gone") == true)
+                #expect(failed.outcome?.failure?.contains("body of a queued request") == true)
+                #expect(server.ledger.entries[failed.request.idempotencyKey] == nil)
+            }
+        }
+    }
+
     @Test func aKeyTheCallerGaveIsKept() async throws {
         try await withServerAndQueue { server, queue in
             var request = CourierRequest<Void>(method: .put, path: server.url("/idempotent/given").absoluteString)

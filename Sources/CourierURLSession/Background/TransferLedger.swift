@@ -23,7 +23,8 @@ import FoundationNetworking
 /// The folder is the owner's alone (0700), its files 0600. A head keeps the status and the
 /// header fields, without `Set-Cookie`: no session cookie reaches the disk. A head that cannot
 /// be read, or a body missing beside it, is deleted and the request sent again; results older
-/// than ``maximumAge`` are deleted when a ledger opens.
+/// than ``maximumAge``, and bodies without a head for ``orphanAge``, are deleted when a ledger
+/// opens.
 final class TransferLedger: Sendable {
     /// A finished transfer: the response's head and the file that holds its body.
     struct Entry: Sendable {
@@ -45,6 +46,8 @@ final class TransferLedger: Sendable {
 
     /// Results older than this are deleted when a ledger opens.
     static let maximumAge: TimeInterval = 7 * 24 * 60 * 60
+    /// How long a body may lie without a head before a ledger that opens deletes it.
+    static let orphanAge: TimeInterval = 60 * 60
     /// The largest head file read.
     static let maximumHeadBytes = 1 << 20
 
@@ -218,21 +221,26 @@ final class TransferLedger: Sendable {
         return data
     }
 
-    /// Deletes results older than ``maximumAge``, and bodies that have no head, open or
-    /// claimed.
+    /// Deletes results older than ``maximumAge``, and bodies that have had no head, open or
+    /// claimed, for ``orphanAge``.
+    ///
+    /// Another ledger may use the folder at the same time (an app and its extension, each with
+    /// a session of its own): a body it is keeping has no head for a moment, and a file it has
+    /// just claimed or read is gone by the time it is examined. Neither is deleted here.
     private func pruneOld() {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        let oldest = Date().addingTimeInterval(-Self.maximumAge)
+        let now = Date()
         for file in files {
             guard let ending = Self.fileEndings.first(where: { file.hasSuffix($0) }) else { continue }
             let name = String(file.dropLast(ending.count))
-            guard Self.isName(name) else { continue }
             let path = folder.appendingPathComponent(file).path
-            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            guard Self.isName(name), let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
+                continue
+            }
             let orphan =
-                ending == ".body" && !FileManager.default.fileExists(atPath: headFile(name).path)
-                && !FileManager.default.fileExists(atPath: claimedFile(name).path)
-            if orphan || (modified.map { $0 < oldest } ?? true) { remove(name) }
+                ending == ".body" && modified < now.addingTimeInterval(-Self.orphanAge)
+                && !FileManager.default.fileExists(atPath: headFile(name).path) && !FileManager.default.fileExists(atPath: claimedFile(name).path)
+            if orphan || modified < now.addingTimeInterval(-Self.maximumAge) { remove(name) }
         }
     }
 }

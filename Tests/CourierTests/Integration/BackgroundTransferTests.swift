@@ -479,6 +479,39 @@ struct BackgroundTransferTests {
         }
     }
 
+    /// A ledger that opens deletes results past their age and bodies long without a head, but
+    /// not a body another ledger on the folder is keeping right now.
+    @Test func openingALedgerPrunesOnlyWhatIsOldOrLongOrphaned() async throws {
+        try await withTemporaryFolder { folder in
+            let kept = folder.appendingPathComponent("kept")
+            let ledger = try TransferLedger(folder: kept)
+            let url = URL(string: "http://127.0.0.1:9/pruned")!
+            let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
+            let key = TransferLedger.key(method: "GET", url: url, headers: Headers())
+            func keep() throws -> TransferLedger.Entry {
+                let body = folder.appendingPathComponent(UUID().uuidString)
+                try Data("body".utf8).write(to: body)
+                return try #require(ledger.keep(body, response: response, name: TransferLedger.name(for: key), isClaimed: false))
+            }
+            func age(_ file: URL, by seconds: TimeInterval) throws {
+                try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-seconds)], ofItemAtPath: file.path)
+            }
+            let fresh = try keep()
+            let old = try keep()
+            try age(old.body, by: TransferLedger.maximumAge + 60)
+            try age(kept.appendingPathComponent(old.name + ".head"), by: TransferLedger.maximumAge + 60)
+            let freshOrphan = try keep()
+            try FileManager.default.removeItem(at: kept.appendingPathComponent(freshOrphan.name + ".head"))
+            let longOrphan = try keep()
+            try FileManager.default.removeItem(at: kept.appendingPathComponent(longOrphan.name + ".head"))
+            try age(longOrphan.body, by: TransferLedger.orphanAge + 60)
+
+            _ = try TransferLedger(folder: kept)
+            let left = Set(keptFiles(kept))
+            #expect(left == [fresh.name + ".head", fresh.name + ".body", freshOrphan.name + ".body"])
+        }
+    }
+
     @Test func aFolderOpenToOtherUsersIsRefused() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-open-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -86,6 +86,9 @@ struct InsideANetworkNamespaceTests {
         try ip("addr add 10.78.0.1/24 dev w0")
         try ip("link set w1 up")
         try ip("link set w0 up")
+        // The kernel gives a veth its carrier a moment after both ends are up: the watcher
+        // starts once the path is there, so that the first return it reports is the test's.
+        #expect(await Self.wait { NetworkInterface.offerPath(NetworkInterface.current()) })
         let signals = NIOLockedValueBox(0)
         let watcher = try #require(NetworkPathWatcher.start { signals.withLockedValue { $0 += 1 } })
         defer { watcher.stop() }

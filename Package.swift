@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
+        .library(name: "CourierImages", targets: ["CourierImages"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .executable(name: "courier", targets: ["courier"]),
@@ -130,6 +131,20 @@ let package = Package(
         // Foundation's XML support links libxml2 (and ICU on Linux): only programs that read XML
         // load them.
         .target(name: "CourierXML", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // Images decoded and downsampled: ImageIO on Apple platforms; libpng and libjpeg on Linux,
+        // which only programs that load images need installed and link.
+        .target(
+            name: "CourierImages",
+            dependencies: ["Courier", .target(name: "CCourierImageCodecs", condition: .when(platforms: [.linux]))],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "CCourierImageCodecs",
+            linkerSettings: [
+                .linkedLibrary("png", .when(platforms: [.linux])),
+                .linkedLibrary("jpeg", .when(platforms: [.linux])),
+            ]
+        ),
         // URLSession's networking lives in FoundationNetworking on Linux, which links libcurl:
         // only programs that choose this transport load it.
         .target(
@@ -225,6 +240,12 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CourierImagesTests",
+            dependencies: ["Courier", "CourierImages", "CourierTesting"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "CourierTestingTests", dependencies: ["CourierTesting", "CCourierZlib", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strictSettings),

@@ -96,6 +96,7 @@ def main():
             "",
             "import CoreMetrics",
             "import Courier",
+            "import CourierImages",
             "import CourierLifecycle",
             "import CourierOpenAPI",
             "import CourierQueue",

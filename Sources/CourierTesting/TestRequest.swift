@@ -17,6 +17,8 @@ struct TestRequest {
     let nonces: DigestNonces
     /// The keys the server's `/idempotent` route has seen.
     let ledger: IdempotencyLedger
+    /// What tests published for `/content/NAME`.
+    let contents: PublishedContents
 
     /// The raw (still percent-encoded) path, without the query.
     let path: Substring
@@ -25,9 +27,11 @@ struct TestRequest {
 
     init(
         head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int, sameURICount: Int = 1,
-        nonces: DigestNonces = DigestNonces(), ledger: IdempotencyLedger = IdempotencyLedger()
+        nonces: DigestNonces = DigestNonces(), ledger: IdempotencyLedger = IdempotencyLedger(),
+        contents: PublishedContents = PublishedContents()
     ) {
         self.ledger = ledger
+        self.contents = contents
         self.sameURICount = sameURICount
         self.nonces = nonces
         self.head = head

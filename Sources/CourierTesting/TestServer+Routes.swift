@@ -41,6 +41,7 @@ enum TestServerRoutes {
         case ("cookies", 1) where rest[0] == "redirect": return self.redirectSettingCookies(request)
         case ("delay", 1): return self.delay(request, rest[0])
         case ("gate", 1): return self.gate(request, rest[0])
+        case ("content", 1): return self.content(request, rest[0])
         case ("drip", 0): return self.drip(request)
         case ("bytes", 1): return self.bytes(request, rest[0], streamed: false)
         case ("stream-bytes", 1): return self.bytes(request, rest[0], streamed: true)

@@ -31,6 +31,8 @@ import NIOSSL
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/idempotent[/...]?delay=S`: honours `Idempotency-Key` and counts each key in ``ledger``.
+/// - `/content/NAME?gate=G`: the bytes published at NAME with ``publish(_:at:contentType:)``, held at
+///   gate G when given; 404 when nothing is published there.
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
 ///
 /// Call ``shutdown()`` when done; it closes the listener and every open connection.
@@ -39,6 +41,7 @@ public final class TestServer: Sendable {
     private let registry: ConnectionRegistry
     private let log: RequestLog
     let gates: Gates
+    let contents: PublishedContents
 
     /// The TCP port the server listens on.
     public let port: Int
@@ -48,13 +51,14 @@ public final class TestServer: Sendable {
     public let ledger: IdempotencyLedger
 
     private init(
-        channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, port: Int, scheme: String,
-        ledger: IdempotencyLedger
+        channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, contents: PublishedContents,
+        port: Int, scheme: String, ledger: IdempotencyLedger
     ) {
         self.channel = channel
         self.registry = registry
         self.log = log
         self.gates = gates
+        self.contents = contents
         self.port = port
         self.scheme = scheme
         self.ledger = ledger
@@ -72,6 +76,7 @@ public final class TestServer: Sendable {
         let log = RequestLog()
         let nonces = DigestNonces()
         let gates = Gates()
+        let contents = PublishedContents()
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -82,7 +87,7 @@ public final class TestServer: Sendable {
                     try sync.addHandler(ConnectionTrackingHandler(registry: registry))
                     if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, ledger: ledger))
+                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, contents: contents, ledger: ledger))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
@@ -91,7 +96,8 @@ public final class TestServer: Sendable {
             throw ServerStartError()
         }
         return TestServer(
-            channel: channel, registry: registry, log: log, gates: gates, port: port, scheme: tls == nil ? "http" : "https", ledger: ledger
+            channel: channel, registry: registry, log: log, gates: gates, contents: contents, port: port,
+            scheme: tls == nil ? "http" : "https", ledger: ledger
         )
     }
 

@@ -18,6 +18,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let log: RequestLog
     private let nonces: DigestNonces
     private let gates: Gates
+    private let contents: PublishedContents
     private let ledger: IdempotencyLedger
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
@@ -30,10 +31,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
 
-    init(log: RequestLog, nonces: DigestNonces, gates: Gates, ledger: IdempotencyLedger) {
+    init(log: RequestLog, nonces: DigestNonces, gates: Gates, contents: PublishedContents, ledger: IdempotencyLedger) {
         self.log = log
         self.nonces = nonces
         self.gates = gates
+        self.contents = contents
         self.ledger = ledger
     }
 
@@ -105,7 +107,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             requestCount: count.total,
             sameURICount: count.sameURI,
             nonces: self.nonces,
-            ledger: self.ledger
+            ledger: self.ledger,
+            contents: self.contents
         )
         let response =
             response

@@ -8,7 +8,7 @@ import Testing
 @Suite("Public type names")
 struct PublicNamesTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
-    private static let products = ["Courier", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierTesting", "CourierURLSession", "CourierXML"]
+    private static let products = ["Courier", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierTesting", "CourierURLSession", "CourierXML"]
     private static let sample = root.appendingPathComponent("Tests/Packages/EcosystemImports/Sources")
     private static let renamed = root.appendingPathComponent("Sources/Courier/Compatibility/RenamedTypes.swift")
 

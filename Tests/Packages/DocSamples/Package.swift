@@ -26,6 +26,7 @@ let package = Package(
             name: "DocSamples",
             dependencies: [
                 .product(name: "Courier", package: courier),
+                .product(name: "CourierImages", package: courier),
                 .product(name: "CourierLifecycle", package: courier),
                 .product(name: "CourierOpenAPI", package: courier),
                 .product(name: "CourierQueue", package: courier),

@@ -39,6 +39,7 @@ let package = Package(
 var common: [Target.Dependency] {
     [
         .product(name: "Courier", package: courier),
+        .product(name: "CourierImages", package: courier),
         .product(name: "CourierLifecycle", package: courier),
         .product(name: "CourierOpenAPI", package: courier),
         .product(name: "CourierQueue", package: courier),

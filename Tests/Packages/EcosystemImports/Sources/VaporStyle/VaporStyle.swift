@@ -3,6 +3,7 @@
 // Courier declares a name that one of these modules also declares.
 import AsyncHTTPClient
 import Courier
+import CourierImages
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
@@ -56,6 +57,7 @@ private typealias UnqualifiedActivity = Activity
 private typealias UnqualifiedAdaptiveConcurrency = AdaptiveConcurrency
 private typealias UnqualifiedAppCachePolicy = AppCachePolicy
 private typealias UnqualifiedAuthentication = Authentication
+private typealias UnqualifiedBackgroundTransfers = BackgroundTransfers
 private typealias UnqualifiedBatch = Batch
 private typealias UnqualifiedBatchEntry = BatchEntry
 private typealias UnqualifiedBatchError = BatchError
@@ -89,6 +91,7 @@ private typealias UnqualifiedCourierEndpoint = CourierEndpoint
 private typealias UnqualifiedCourierError = CourierError
 private typealias UnqualifiedCourierHTTPMethod = CourierHTTPMethod
 private typealias UnqualifiedCourierHTTPRequest = CourierHTTPRequest
+private typealias UnqualifiedCourierImage = CourierImage
 private typealias UnqualifiedCourierParameters = CourierParameters
 private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
@@ -96,8 +99,6 @@ private typealias UnqualifiedCourierRequestID = CourierRequestID
 private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
 private typealias UnqualifiedCourierURLSessionTransport = CourierURLSessionTransport
-private typealias UnqualifiedURLSessionResumeData = URLSessionResumeData
-private typealias UnqualifiedBackgroundTransfers = BackgroundTransfers
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage
@@ -119,6 +120,8 @@ private typealias UnqualifiedHeaderInjector = HeaderInjector
 private typealias UnqualifiedHeaders = Headers
 private typealias UnqualifiedHostPins = HostPins
 private typealias UnqualifiedIdempotencyLedger = IdempotencyLedger
+private typealias UnqualifiedImageDecodingError = ImageDecodingError
+private typealias UnqualifiedImageLoader = ImageLoader
 private typealias UnqualifiedInterceptor = Interceptor
 private typealias UnqualifiedJSONTemplate = JSONTemplate
 private typealias UnqualifiedJSONValue = JSONValue
@@ -179,3 +182,4 @@ private typealias UnqualifiedTransport = Transport
 private typealias UnqualifiedTransportConfiguration = TransportConfiguration
 private typealias UnqualifiedTrustRoots = TrustRoots
 private typealias UnqualifiedURLArgumentsFilter = URLArgumentsFilter
+private typealias UnqualifiedURLSessionResumeData = URLSessionResumeData

@@ -3,6 +3,7 @@
 
 import CoreMetrics
 import Courier
+import CourierImages
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue

@@ -75,13 +75,27 @@ extension PostgresQueueStore {
         ],
     ]
 
+    /// The version of the tables as last committed, read without any lock; 0 when there are
+    /// none yet.
+    private static func committedVersion(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+        let exists = try await connection.query("SELECT to_regclass('courier_queue_schema') IS NOT NULL", logger: logger).collect()
+        guard try exists.first?.decode(Bool.self) == true else { return 0 }
+        let rows = try await connection.query("SELECT max(version) FROM courier_queue_schema", logger: logger).collect()
+        return try rows.first?.decode(Int?.self) ?? 0
+    }
+
     /// A number of PostgreSQL's advisory locks, taken while the tables are migrated.
     static let migrationLock: Int64 = 0x636F_7572_6965_72
 
     /// Creates the tables, or brings them to ``schemaVersion``, in one transaction on
     /// `connection`.
+    ///
+    /// Tables already at this version are opened without the lock: a worker stopped in the
+    /// middle of opening (paused, or killed before PostgreSQL noticed) holds the lock until its
+    /// session ends, and every other worker would wait for it.
     static func migrate(on connection: PostgresConnection, location: String, logger: Logger) async throws(CourierError) {
         let steps = migrations
+        if (try? await committedVersion(on: connection, logger: logger)) == steps.count { return }
         let found: Int
         do {
             found = try await connection.withTransaction(logger: logger) { connection in

@@ -277,6 +277,29 @@ struct PostgresQueueTests {
         }
     }
 
+    /// Tables already at this version need no migration, so opening them does not wait for
+    /// the lock: a worker stopped while it held it (paused, or in the middle of its own
+    /// opening) cannot hold every other worker's opening.
+    @Test func tablesAtThisVersionOpenWhileAnotherSessionHoldsTheMigrationLock() async throws {
+        try await withPostgres { _, url in
+            try await Self.withStore(url) { _ in }
+            let holder = try await PostgresConnection.connect(configuration: try PostgresQueueLocation(url).connectionConfiguration(), id: 1, logger: Self.logger)
+            do {
+                _ = try await holder.query("SELECT pg_advisory_lock(\(PostgresQueueStore.migrationLock))", logger: Self.logger).collect()
+                let impatient = URL(string: url.absoluteString.replacingOccurrences(of: "connect_timeout=120", with: "connect_timeout=5"))!
+                try await CourierClient.withClient { client in
+                    let queue = try await client.openQueue(QueueConfiguration(storage: .postgres(impatient)))
+                    #expect(try await queue.records().isEmpty)
+                    await queue.close()
+                }
+                try await holder.close()
+            } catch {
+                try? await holder.close()
+                throw error
+            }
+        }
+    }
+
     @Test func aRestartOfPostgreSQLLosesNothingAndAppliesEachRequestOnce() async throws {
         try await withServerAndPostgres { server, cluster, url in
             try await CourierClient.withClient { client in

@@ -26,6 +26,7 @@ struct SmallGetBenchmark {
         case courierMetrics = "Courier + MetricsObserver (no backend)"
         case transportOnly = "Courier transport alone"
         case urlSession = "URLSession"
+        case urlSessionDelegate = "URLSession through a data delegate (extra)"
         case courierURLSession = "Courier on CourierURLSessionTransport (default configuration)"
     }
 
@@ -57,6 +58,9 @@ struct SmallGetBenchmark {
             noCoalescingConfiguration.coalescesRequests = false
             let noCoalescing = CourierClient(configuration: noCoalescingConfiguration)
             let session = Self.urlSession(concurrency: concurrency)
+            // The same settings, the responses taken through a data delegate (extra, named so):
+            // the way a wrapper that streams, limits or redirects itself must drive URLSession.
+            let delegateSession = DelegateSession(configuration: Self.urlSession(concurrency: concurrency).configuration)
             // What a user of the URLSession transport gets: the configuration untouched, the
             // transport made from it, as the CourierURLSession article shows.
             let overSession = CourierClient(
@@ -78,7 +82,9 @@ struct SmallGetBenchmark {
                         case .courierURLSession: client = overSession
                         default: client = courier
                         }
-                        try await drive(contender, raw: raw, courier: client, session: session, concurrency: concurrency)
+                        try await drive(
+                            contender, raw: raw, courier: client, session: session, delegateSession: delegateSession, concurrency: concurrency
+                        )
                     }
                     if round > 0 { samples[contender, default: []].append(sample) }
                 }
@@ -89,6 +95,7 @@ struct SmallGetBenchmark {
             try await noCoalescing.shutdown()
             try await overSession.shutdown()
             session.finishTasksAndInvalidate()
+            delegateSession.finish()
             try await raw.shutdown()
             report(concurrency: concurrency, samples: samples)
         }
@@ -103,7 +110,9 @@ struct SmallGetBenchmark {
         return URLSession(configuration: configuration)
     }
 
-    private func drive(_ contender: Contender, raw: HTTPClient, courier: CourierClient, session: URLSession, concurrency: Int) async throws {
+    private func drive(
+        _ contender: Contender, raw: HTTPClient, courier: CourierClient, session: URLSession, delegateSession: DelegateSession, concurrency: Int
+    ) async throws {
         let perWorker = options.requests / concurrency
         let target = url.absoluteString
         switch contender {
@@ -140,6 +149,11 @@ struct SmallGetBenchmark {
         case .urlSession:
             try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
                 let (body, response) = try await session.data(from: url)
+                precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
+            }
+        case .urlSessionDelegate:
+            try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
+                let (body, response) = try await delegateSession.data(from: url)
                 precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
             }
         case .transportOnly:
@@ -245,6 +259,12 @@ struct SmallGetBenchmark {
         }
         if samples[.courierURLSession] != nil, samples[.urlSession] != nil {
             print("  Courier on CourierURLSessionTransport CPU / URLSession CPU: \(ratio(.courierURLSession, .urlSession) { $0.cpuMicrosecondsPerRequest })  target ≤ 1.10")
+        }
+        if samples[.urlSessionDelegate] != nil, samples[.urlSession] != nil {
+            print("  URLSession through a data delegate CPU / URLSession CPU: \(ratio(.urlSessionDelegate, .urlSession) { $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.courierURLSession] != nil, samples[.urlSessionDelegate] != nil {
+            print("  Courier on CourierURLSessionTransport CPU / URLSession through a data delegate CPU: \(ratio(.courierURLSession, .urlSessionDelegate) { $0.cpuMicrosecondsPerRequest })")
         }
         if samples[.transportOnly] != nil {
             print("  Courier / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")

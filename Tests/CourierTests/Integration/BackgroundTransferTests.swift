@@ -268,7 +268,8 @@ struct BackgroundTransferTests {
 
     /// A download's progress comes from the task as it writes, before the body reaches the
     /// kept-results folder (on Linux without a length, which FoundationNetworking tells only
-    /// at the end); copying it to the destination then adds no value that goes back.
+    /// at the end); copying it to the destination then adds no value that goes back or
+    /// repeats.
     @Test func aDownloadReportsProgressWhileTheTaskReceives() async throws {
         try await withBackgroundClient { _, folder, kept, client in
             let seen = Recorder<(progress: TransferProgress, isKeptYet: Bool)>()
@@ -284,7 +285,10 @@ struct BackgroundTransferTests {
             #expect(values.last?.progress == TransferProgress(completedBytes: 1_000_000, totalBytes: 1_000_000))
             let counts = values.map(\.progress.completedBytes)
             #expect(counts == counts.sorted(), "\(counts)")
-            #expect(values.filter { $0.progress.completedBytes == 1_000_000 }.count == 1, "\(values)")
+            // None repeats the one before it. The task's own last report (on Linux without a
+            // length) may come before the copy's, which adds the length: both are news.
+            #expect(zip(values, values.dropFirst()).allSatisfy { $0.progress != $1.progress }, "\(values)")
+            #expect(values.filter { $0.progress.completedBytes == 1_000_000 }.count <= 2, "\(values)")
         }
     }
 

@@ -100,6 +100,16 @@ courier_image_status courier_jpeg_decode(const uint8_t *bytes, size_t count, cou
     job->status = courier_check_size(width, height, limits, result);
     if (job->status != courier_image_ok) goto done;
     job->status = courier_image_malformed;
+    // A progressive JPEG, or one whose colours come in scans of their own, is held whole in
+    // libjpeg's coefficient buffer (about 3 bytes a pixel with the usual 4:2:0 colour, 6 with
+    // none) until its last scan: a quarter of the pixel limit, as for interlaced PNGs.
+    if ((job->info.progressive_mode || job->info.comps_in_scan < job->info.num_components) &&
+        (uint64_t)width * height > limits.max_source_pixels / 4) {
+        courier_describe(result, "the image is %ux%u pixels in several scans; at most %llu pixels are decoded whole",
+                         width, height, (unsigned long long)(limits.max_source_pixels / 4));
+        job->status = courier_image_too_large;
+        goto done;
+    }
 
     uint32_t out_width, out_height;
     courier_fitting_size(width, height, limits.max_pixel_size, &out_width, &out_height);

@@ -3,9 +3,10 @@ extension ImageLoader {
     /// cannot make a decode take gigabytes or minutes.
     ///
     /// A source is checked before any pixel is decoded. Downsampling reads a source row by row,
-    /// so memory grows with the result, not the source, except for interlaced PNGs, which are
-    /// decoded whole where ImageIO is not used and are therefore held to a quarter of
-    /// ``maximumSourcePixels``.
+    /// so memory grows with the result, not the source, except for interlaced PNGs and
+    /// progressive JPEGs, whose passes or scans each cover the whole image: where ImageIO is not
+    /// used they are held whole (the pixels, or libjpeg's coefficients at about 3 bytes a
+    /// pixel), and are therefore held to a quarter of ``maximumSourcePixels``.
     public struct Limits: Hashable, Sendable {
         /// The most pixels (width × height) a source may have; 100 million by default.
         public var maximumSourcePixels: Int = 100_000_000

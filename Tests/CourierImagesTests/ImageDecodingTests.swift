@@ -81,16 +81,17 @@ struct ImageDecodingTests {
     }
 
     #if !canImport(ImageIO)
-    @Test("An interlaced PNG, decoded whole, is held to a quarter of the pixel limit; a plain one is not")
-    func interlacedPNGsHaveAQuarterOfThePixelLimit() async throws {
+    @Test(
+        "An interlaced PNG or a progressive JPEG, held whole, is held to a quarter of the pixel limit; a plain one is not",
+        arguments: [(Fixture.interlacedPNG, Fixture.rgbaPNG), (.progressiveJPEG, .jpeg)]
+    )
+    func imagesHeldWholeHaveAQuarterOfThePixelLimit(_ whole: Fixture, _ plain: Fixture) async throws {
         var limits = ImageLoader.Limits()
         limits.maximumSourcePixels = 640 * 480 * 2
-        try await expectFailure(.tooLarge, decoding: try Fixture.interlacedPNG.data, limits: limits)
-        let plain = try await ImageLoader.image(from: try Fixture.rgbaPNG.data, maxPixelSize: 64, limits: limits)
-        #expect(plain.width == 64)
+        try await expectFailure(.tooLarge, decoding: try whole.data, limits: limits)
+        #expect(try await ImageLoader.image(from: try plain.data, maxPixelSize: 64, limits: limits).width == 64)
         limits.maximumSourcePixels = 640 * 480 * 4
-        let interlaced = try await ImageLoader.image(from: try Fixture.interlacedPNG.data, maxPixelSize: 64, limits: limits)
-        #expect(interlaced.width == 64)
+        #expect(try await ImageLoader.image(from: try whole.data, maxPixelSize: 64, limits: limits).width == 64)
     }
 
     @Test("A progressive JPEG with more scans than allowed is refused")

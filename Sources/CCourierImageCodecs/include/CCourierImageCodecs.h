@@ -1,8 +1,10 @@
 // Decoding of PNG and JPEG into small RGBA bitmaps, for CourierImages on platforms without
 // ImageIO. The source is read row by row and averaged into the requested size as it goes, so
 // that a large photo never exists in memory at full size (JPEGs are also scaled while their
-// blocks are decoded). Interlaced PNGs, whose rows arrive in seven passes, are the exception:
-// they are decoded whole first, within the same pixel limit.
+// blocks are decoded). Interlaced PNGs, whose rows arrive in seven passes, and progressive
+// JPEGs, whose scans each refine the whole image, are the exception: they are held whole
+// (pixels for the one, libjpeg's coefficients for the other), within a quarter of the pixel
+// limit.
 #ifndef CCOURIER_IMAGE_CODECS_H
 #define CCOURIER_IMAGE_CODECS_H
 
@@ -32,8 +34,8 @@ typedef enum {
 typedef struct {
     /// The longest side of the result, in pixels (at least 1). A smaller image keeps its size.
     uint32_t max_pixel_size;
-    /// The most pixels (width × height) a source may have; an interlaced PNG, which is decoded
-    /// whole, a quarter of it.
+    /// The most pixels (width × height) a source may have; an interlaced PNG or a progressive
+    /// JPEG, which is held whole, a quarter of it.
     uint64_t max_source_pixels;
     /// The longest side a source may have.
     uint32_t max_source_side;

@@ -30,8 +30,9 @@ int courier_downsampler_start(courier_downsampler *d, uint32_t source_width, uin
                               uint32_t height);
 /// Adds the next source row, `source_width` RGBA pixels.
 void courier_downsampler_add(courier_downsampler *d, const uint8_t *row);
-/// Frees the working memory; the pixels too unless `keep_pixels`.
-void courier_downsampler_end(courier_downsampler *d, int keep_pixels);
+/// Frees what the downsampler holds, the pixels included unless courier_downsampler_finish
+/// handed them on; safe to call more than once.
+void courier_downsampler_end(courier_downsampler *d);
 /// Hands the finished pixels, turned upright for an EXIF `orientation` (1 when none), to
 /// `result` and frees the working memory; courier_image_no_memory when the turn could not be
 /// made, and the pixels then stay with the downsampler.

@@ -17,7 +17,7 @@ int courier_downsampler_start(courier_downsampler *d, uint32_t source_width, uin
     d->sums = calloc((size_t)width * 4, sizeof(uint64_t));
     d->pixels = malloc((size_t)width * height * 4);
     if (!d->column_of || !d->columns_in || !d->sums || !d->pixels) {
-        courier_downsampler_end(d, 0);
+        courier_downsampler_end(d);
         return -1;
     }
     for (uint32_t x = 0; x < source_width; x++) {
@@ -63,15 +63,15 @@ void courier_downsampler_add(courier_downsampler *d, const uint8_t *row) {
     d->row++;
 }
 
-void courier_downsampler_end(courier_downsampler *d, int keep_pixels) {
+void courier_downsampler_end(courier_downsampler *d) {
     free(d->column_of);
     free(d->columns_in);
     free(d->sums);
-    if (!keep_pixels) free(d->pixels);
+    free(d->pixels);
     d->column_of = NULL;
     d->columns_in = NULL;
     d->sums = NULL;
-    if (!keep_pixels) d->pixels = NULL;
+    d->pixels = NULL;
 }
 
 courier_image_status courier_downsampler_finish(courier_downsampler *d, int orientation, courier_image_result *result) {
@@ -82,7 +82,7 @@ courier_image_status courier_downsampler_finish(courier_downsampler *d, int orie
         return courier_image_no_memory;
     }
     d->pixels = NULL;
-    courier_downsampler_end(d, 0);
+    courier_downsampler_end(d);
     result->orientation = orientation < 2 || orientation > 8 ? 1 : orientation;
     result->width = width;
     result->height = height;

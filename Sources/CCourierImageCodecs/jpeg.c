@@ -173,7 +173,7 @@ no_memory:
     job->status = courier_image_no_memory;
 done:;
     courier_image_status status = job->status;
-    if (status != courier_image_ok) courier_downsampler_end(&job->downsampler, 0);
+    courier_downsampler_end(&job->downsampler);
     free(job->row);
     free(job->rgba);
     if (job->started) jpeg_destroy_decompress(&job->info);

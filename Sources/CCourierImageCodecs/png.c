@@ -118,7 +118,7 @@ no_memory:
     job->status = courier_image_no_memory;
 done:;
     courier_image_status status = job->status;
-    if (status != courier_image_ok) courier_downsampler_end(&job->downsampler, 0);
+    courier_downsampler_end(&job->downsampler);
     free(job->row);
     free(job->whole);
     free(job->rows);

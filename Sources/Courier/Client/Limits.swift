@@ -17,8 +17,10 @@ public struct Limits: Sendable, Hashable {
     public var maximumBodySize: Int
     /// The most requests in flight at once; more wait in priority order. 64 by default.
     public var maximumConcurrentRequests: Int
-    /// The most requests in flight to one origin (scheme, host, port) at once; 6 by default.
-    /// With ``adaptiveConcurrency``, the upper bound of each origin's adaptive limit.
+    /// The most requests in flight to one origin (scheme, host, port) at once; 8 by default,
+    /// as many as the connections the default transport keeps per host, so that none of them
+    /// sits idle while requests wait. With ``adaptiveConcurrency``, the upper bound of each
+    /// origin's adaptive limit.
     ///
     /// Keep it at or below ``maximumConnectionsPerHost``: requests in flight beyond the number of
     /// connections wait inside the transport for a free one, and one that waits longer than the
@@ -37,7 +39,7 @@ public struct Limits: Sendable, Hashable {
     public init(
         maximumBodySize: Int = Limits.defaultMaximumBodySize,
         maximumConcurrentRequests: Int = 64,
-        maximumConcurrentRequestsPerHost: Int = 6,
+        maximumConcurrentRequestsPerHost: Int = 8,
         maximumConnectionsPerHost: Int = 8,
         adaptiveConcurrency: AdaptiveConcurrency? = nil
     ) {

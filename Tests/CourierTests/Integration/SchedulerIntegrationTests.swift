@@ -114,6 +114,29 @@ struct SchedulerIntegrationTests {
         }
     }
 
+    @Test func theDefaultConfigurationUsesEveryConnectionItKeepsPerHost() async throws {
+        let defaults = ClientConfiguration()
+        #expect(defaults.limits.maximumConcurrentRequestsPerHost == defaults.limits.maximumConnectionsPerHost)
+        try await withServer { server in
+            let client = CourierClient(configuration: defaults)
+            let gate = "defaults-\(UUID().uuidString)"
+            let extra = 3
+            let total = defaults.limits.maximumConcurrentRequestsPerHost + extra
+            let handles = (0..<total).map { index in
+                client.start(CourierRequest<Data>(path: server.url("/gate/\(gate)?i=\(index)").absoluteString))
+            }
+            // As many requests as connections reach the server together; the rest wait in the
+            // client, not inside the transport.
+            let reached = await eventually { server.requestsWaiting(atGate: gate) == defaults.limits.maximumConnectionsPerHost }
+            #expect(reached)
+            #expect(await eventually { client.activity == Activity(waiting: extra, inFlight: total - extra) })
+            server.openGate(gate)
+            for handle in handles { _ = try await handle.value }
+            #expect(server.receivedRequests.count == total)
+            try await client.shutdown()
+        }
+    }
+
     @Test func activityUpdatesFollowTheRequests() async throws {
         try await withServer { server in
             try await Self.withScheduledClient(perHost: 1) { client, _ in

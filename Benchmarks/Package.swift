@@ -1,5 +1,15 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
+
+// Alamofire is not a dependency: the small-GET run gains an Alamofire contender when a
+// checkout of it (5.x) is given, in COURIER_BENCH_ALAMOFIRE (a folder) or at Benchmarks/Alamofire.
+let alamofire: String? = {
+    let given = ProcessInfo.processInfo.environment["COURIER_BENCH_ALAMOFIRE"].flatMap { $0.isEmpty ? nil : $0 }
+    let local = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Alamofire").path
+    let folder = given ?? local
+    return FileManager.default.fileExists(atPath: folder + "/Package.swift") ? folder : nil
+}()
 
 // Benchmarks live in their own package so that the library's users never build them.
 // Run: swift run -c release --package-path Benchmarks courier-bench
@@ -18,7 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-    ],
+    ] + (alamofire.map { [.package(path: $0)] } ?? []),
     targets: [
         .executableTarget(
             name: "courier-bench",
@@ -35,8 +45,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Sources/CourierBenchmarks"
+            ]
+                + (alamofire.map { [.product(name: "Alamofire", package: URL(fileURLWithPath: $0).lastPathComponent)] } ?? []),
+            path: "Sources/CourierBenchmarks",
+            swiftSettings: alamofire == nil ? [] : [.define("COURIER_BENCH_ALAMOFIRE")]
         ),
         .target(name: "CAllocationCounter", path: "Sources/CAllocationCounter"),
     ]

@@ -28,6 +28,33 @@ struct SmallGetBenchmark {
         case urlSession = "URLSession"
         case urlSessionDelegate = "URLSession through a data delegate (extra)"
         case courierURLSession = "Courier on CourierURLSessionTransport (default configuration)"
+        #if COURIER_BENCH_ALAMOFIRE
+        case alamofire = "Alamofire (the URLSession contender's settings)"
+        #endif
+    }
+
+    /// The clients that are not Courier nor AsyncHTTPClient, made once per concurrency.
+    private struct Peers {
+        let session: URLSession
+        let delegateSession: DelegateSession
+        #if COURIER_BENCH_ALAMOFIRE
+        let alamofire: AlamofireSession
+        #endif
+
+        init(concurrency: Int) {
+            session = SmallGetBenchmark.urlSession(concurrency: concurrency)
+            // The same settings, the responses taken through a data delegate (extra, named so):
+            // the way a wrapper that streams, limits or redirects itself must drive URLSession.
+            delegateSession = DelegateSession(configuration: SmallGetBenchmark.urlSession(concurrency: concurrency).configuration)
+            #if COURIER_BENCH_ALAMOFIRE
+            alamofire = AlamofireSession(configuration: SmallGetBenchmark.urlSession(concurrency: concurrency).configuration)
+            #endif
+        }
+
+        func finish() {
+            session.finishTasksAndInvalidate()
+            delegateSession.finish()
+        }
     }
 
     func run() async throws {
@@ -57,10 +84,7 @@ struct SmallGetBenchmark {
             var noCoalescingConfiguration = ClientConfiguration()
             noCoalescingConfiguration.coalescesRequests = false
             let noCoalescing = CourierClient(configuration: noCoalescingConfiguration)
-            let session = Self.urlSession(concurrency: concurrency)
-            // The same settings, the responses taken through a data delegate (extra, named so):
-            // the way a wrapper that streams, limits or redirects itself must drive URLSession.
-            let delegateSession = DelegateSession(configuration: Self.urlSession(concurrency: concurrency).configuration)
+            let peers = Peers(concurrency: concurrency)
             // What a user of the URLSession transport gets: the configuration untouched, the
             // transport made from it, as the CourierURLSession article shows.
             let overSession = CourierClient(
@@ -82,9 +106,7 @@ struct SmallGetBenchmark {
                         case .courierURLSession: client = overSession
                         default: client = courier
                         }
-                        try await drive(
-                            contender, raw: raw, courier: client, session: session, delegateSession: delegateSession, concurrency: concurrency
-                        )
+                        try await drive(contender, raw: raw, courier: client, peers: peers, concurrency: concurrency)
                     }
                     if round > 0 { samples[contender, default: []].append(sample) }
                 }
@@ -94,8 +116,7 @@ struct SmallGetBenchmark {
             try await plain.shutdown()
             try await noCoalescing.shutdown()
             try await overSession.shutdown()
-            session.finishTasksAndInvalidate()
-            delegateSession.finish()
+            peers.finish()
             try await raw.shutdown()
             report(concurrency: concurrency, samples: samples)
         }
@@ -103,7 +124,7 @@ struct SmallGetBenchmark {
 
     /// A session as an app makes one for many requests: no cache (each GET goes to the server,
     /// as with the other contenders) and as many connections per host as the concurrency.
-    private static func urlSession(concurrency: Int) -> URLSession {
+    fileprivate static func urlSession(concurrency: Int) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.httpMaximumConnectionsPerHost = concurrency
@@ -111,7 +132,7 @@ struct SmallGetBenchmark {
     }
 
     private func drive(
-        _ contender: Contender, raw: HTTPClient, courier: CourierClient, session: URLSession, delegateSession: DelegateSession, concurrency: Int
+        _ contender: Contender, raw: HTTPClient, courier: CourierClient, peers: Peers, concurrency: Int
     ) async throws {
         let perWorker = options.requests / concurrency
         let target = url.absoluteString
@@ -148,14 +169,21 @@ struct SmallGetBenchmark {
             }
         case .urlSession:
             try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
-                let (body, response) = try await session.data(from: url)
+                let (body, response) = try await peers.session.data(from: url)
                 precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
             }
         case .urlSessionDelegate:
             try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
-                let (body, response) = try await delegateSession.data(from: url)
+                let (body, response) = try await peers.delegateSession.data(from: url)
                 precondition((response as? HTTPURLResponse)?.statusCode == 200 && body.count == 100)
             }
+        #if COURIER_BENCH_ALAMOFIRE
+        case .alamofire:
+            try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
+                let (body, status) = try await peers.alamofire.data(from: url)
+                precondition(status == 200 && body.count == 100)
+            }
+        #endif
         case .transportOnly:
             // Courier's transport without the client around it: what the pipeline adds is the
             // difference between this and "Courier".
@@ -257,6 +285,11 @@ struct SmallGetBenchmark {
         if samples[.urlSession] != nil, samples[.ahcFutures] != nil {
             print("  URLSession CPU / AsyncHTTPClient (EventLoopFuture) CPU: \(ratio(.urlSession, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
         }
+        #if COURIER_BENCH_ALAMOFIRE
+        if samples[.alamofire] != nil, samples[.ahcFutures] != nil {
+            print("  Alamofire CPU / AsyncHTTPClient (EventLoopFuture) CPU: \(ratio(.alamofire, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
+        }
+        #endif
         if samples[.courierURLSession] != nil, samples[.urlSession] != nil {
             print("  Courier on CourierURLSessionTransport CPU / URLSession CPU: \(ratio(.courierURLSession, .urlSession) { $0.cpuMicrosecondsPerRequest })  target ≤ 1.10")
         }

@@ -2,14 +2,11 @@
 import Foundation
 import PackageDescription
 
-// Alamofire is not a dependency: the small-GET run gains an Alamofire contender when a
-// checkout of it (5.x) is given, in COURIER_BENCH_ALAMOFIRE (a folder) or at Benchmarks/Alamofire.
-let alamofire: String? = {
-    let given = ProcessInfo.processInfo.environment["COURIER_BENCH_ALAMOFIRE"].flatMap { $0.isEmpty ? nil : $0 }
-    let local = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Alamofire").path
-    let folder = given ?? local
-    return FileManager.default.fileExists(atPath: folder + "/Package.swift") ? folder : nil
-}()
+// Alamofire is not a dependency: the small-GET run gains an Alamofire contender when
+// COURIER_BENCH_ALAMOFIRE names the folder of a checkout of it (5.x) at build time.
+let alamofire: String? = ProcessInfo.processInfo.environment["COURIER_BENCH_ALAMOFIRE"].flatMap { folder in
+    FileManager.default.fileExists(atPath: folder + "/Package.swift") ? folder : nil
+}
 
 // Benchmarks live in their own package so that the library's users never build them.
 // Run: swift run -c release --package-path Benchmarks courier-bench

@@ -17,6 +17,7 @@ struct SmallGetBenchmark {
 
     enum Contender: String, CaseIterable {
         case ahcFutures = "AsyncHTTPClient (EventLoopFuture)"
+        case ahcFuturesDefault = "AsyncHTTPClient (EventLoopFuture, default configuration)"
         case ahcAsync = "AsyncHTTPClient (async/await)"
         case courier = "Courier"
         case courierDefault = "Courier (default configuration)"
@@ -63,6 +64,9 @@ struct SmallGetBenchmark {
             var configuration = HTTPClient.Configuration()
             configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
             let raw = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            // The raw client as its users get it (eight connections per host), the peer of
+            // Courier's default configuration.
+            let rawDefault = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
             var courierConfiguration = ClientConfiguration()
             courierConfiguration.limits.maximumConnectionsPerHost = concurrency
             courierConfiguration.limits.maximumConcurrentRequestsPerHost = concurrency
@@ -76,8 +80,8 @@ struct SmallGetBenchmark {
             var observedConfiguration = courierConfiguration
             observedConfiguration.observers.append(MetricsObserver())
             let observed = CourierClient(configuration: observedConfiguration)
-            // What a user gets: the configuration untouched (coalescing on, six requests at once
-            // per host, decompression asked for), called as the README shows.
+            // What a user gets: the configuration untouched (coalescing on, eight requests at
+            // once per host, decompression asked for), called as the README shows.
             let plain = CourierClient(configuration: ClientConfiguration())
             // The same with coalescing off (a setting changed, named so): what coalescing costs
             // a request that shares nothing.
@@ -106,7 +110,10 @@ struct SmallGetBenchmark {
                         case .courierURLSession: client = overSession
                         default: client = courier
                         }
-                        try await drive(contender, raw: raw, courier: client, peers: peers, concurrency: concurrency)
+                        try await drive(
+                            contender, raw: contender == .ahcFuturesDefault ? rawDefault : raw, courier: client, peers: peers,
+                            concurrency: concurrency
+                        )
                     }
                     if round > 0 { samples[contender, default: []].append(sample) }
                 }
@@ -118,6 +125,7 @@ struct SmallGetBenchmark {
             try await overSession.shutdown()
             peers.finish()
             try await raw.shutdown()
+            try await rawDefault.shutdown()
             report(concurrency: concurrency, samples: samples)
         }
     }
@@ -137,7 +145,7 @@ struct SmallGetBenchmark {
         let perWorker = options.requests / concurrency
         let target = url.absoluteString
         switch contender {
-        case .ahcFutures:
+        case .ahcFutures, .ahcFuturesDefault:
             let workers = (0..<concurrency).map { _ in Self.futureLoop(raw, url: target, remaining: perWorker) }
             try await EventLoopFuture.andAllSucceed(workers, on: raw.eventLoopGroup.any()).get()
         case .ahcAsync:
@@ -278,6 +286,11 @@ struct SmallGetBenchmark {
         }
         if samples[.courierDefault] != nil, samples[.ahcFutures] != nil {
             print("  Courier (default configuration) CPU / EventLoopFuture API CPU: \(ratio(.courierDefault, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.courierDefault] != nil, samples[.ahcFuturesDefault] != nil {
+            print(
+                "  Courier (default configuration) CPU / EventLoopFuture API (default configuration) CPU: \(ratio(.courierDefault, .ahcFuturesDefault) { $0.cpuMicrosecondsPerRequest })"
+            )
         }
         if samples[.courierDefault] != nil, samples[.courierDefaultNoCoalescing] != nil {
             print("  Courier (default configuration) CPU / the same, coalescing off: \(ratio(.courierDefault, .courierDefaultNoCoalescing) { $0.cpuMicrosecondsPerRequest })")

@@ -149,24 +149,33 @@ extension DurableQueue {
             }
         }
         rounds.goneHolders = plan.goneHolders
-        if !plan.send.isEmpty, !(await claimDue(now: now, batched: false)) { return }
+        if !plan.send.isEmpty {
+            let free = configuration.maximumConcurrentDeliveries - deliveries.count
+            guard let claimed = await claimDue(now: now, batched: false) else { return }
+            // What the plan found due but did not get, another worker claimed between the read
+            // and the claim, under a lease this plan never saw. Nothing in the storage changes
+            // when that worker dies holding it, so look again, as for a watched holder: the next
+            // plan sees the lease and waits it out.
+            if claimed < min(plan.send.count, free) { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
+        }
         schedule(at: [plan.wakeAt, rounds.wakeDuringPlan].compactMap { $0 }.min())
     }
 
-    /// Claims what is due into the free delivery slots and starts sending it; `false` when the
-    /// storage failed (logged, and a plan due within a second).
+    /// Claims what is due into the free delivery slots and starts sending it; returns how many
+    /// records it claimed, or `nil` when the storage failed (logged, and a plan due within a
+    /// second).
     ///
     /// A `batched` claim (after a delivery ends, an enqueue, another worker's change) waits
     /// until ``claimBatch`` slots are free, so that a busy worker does not spend a statement
     /// and a commit on each record it takes; the plan, due within a
     /// ``QueuePlanner/watchInterval``, fills any slot free meanwhile.
     @discardableResult
-    private func claimDue(now: Date, batched: Bool) async -> Bool {
+    private func claimDue(now: Date, batched: Bool) async -> Int? {
         let free = configuration.maximumConcurrentDeliveries - deliveries.count
-        guard !closed else { return true }
+        guard !closed else { return 0 }
         guard free >= (batched ? claimBatch : 1) else {
             if free > 0 { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
-            return true
+            return 0
         }
         let lease = QueueLease(holder: worker, expiresAt: now.addingTimeInterval(configuration.leaseDuration.timeInterval))
         do {
@@ -180,11 +189,11 @@ extension DurableQueue {
             // While it delivers, the worker still plans now and then: the depth and age
             // metrics stay current, and expiry and probes are not left to the timer alone.
             if !claimed.isEmpty { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
-            return true
+            return claimed.count
         } catch {
             client.configuration.logger.error("courier queue: \(error)")
             wake(noLaterThan: now.addingTimeInterval(1))
-            return false
+            return nil
         }
     }
 

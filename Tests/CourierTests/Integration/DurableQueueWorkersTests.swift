@@ -30,6 +30,32 @@ struct DurableQueueWorkersTests {
         }
     }
 
+    /// Another worker claims what this one planned to send, between its plan and its claim, and
+    /// dies without a word: nothing in the storage changes to wake this worker, which must still
+    /// wait the other's lease out and then deliver.
+    @Test func recordsAnotherWorkerTookBetweenThePlanAndTheClaimAreWaitedOut() async throws {
+        try await withServer { server in
+            try await withQueueFolder { path in
+                try await CourierClient.withClient { client in
+                    let producer = try await client.openQueue(QueueWorkerScenarios.configuration(.sqlite(path: path), delivers: false))
+                    let record = try await producer.enqueue(CourierRequest<Void>(method: .post, path: server.url("/idempotent/raced").absoluteString)).record
+                    await producer.close()
+
+                    let store = try await SQLiteQueueStore.open(path: path, logger: Logger(label: "courier.test.queue"))
+                    let racing = ClaimRacingBackend(store: store, rival: "another-host.invalid/4242/race", rivalLease: .seconds(2))
+                    let queue = DurableQueue(client: client, store: racing, configuration: QueueWorkerScenarios.configuration(.sqlite(path: path)))
+                    let emptied = try await queue.run(deadline: .seconds(60))
+                    let after = try await queue.record(id: record.id)
+                    await queue.close()
+                    #expect(racing.rivalTook == [record.id], "the rival took the record before this worker's claim")
+                    #expect(emptied)
+                    #expect(after?.state == .delivered)
+                    #expect(server.ledger.entries[record.request.idempotencyKey]?.applied == 1)
+                }
+            }
+        }
+    }
+
     @Test func aClaimTakesOnlyWhatMayLeaveNow() async throws {
         try await withQueueFolder { path in
             try await QueueWorkerScenarios.aClaimTakesOnlyWhatMayLeaveNow(.sqlite(path: path))

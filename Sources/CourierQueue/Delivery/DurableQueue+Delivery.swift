@@ -150,7 +150,7 @@ extension DurableQueue {
         }
         rounds.goneHolders = plan.goneHolders
         if !plan.send.isEmpty {
-            let free = configuration.maximumConcurrentDeliveries - deliveries.count
+            let free = freeSlots
             guard let claimed = await claimDue(now: now, batched: false) else { return }
             // What the plan found due but did not get, another worker claimed between the read
             // and the claim, under a lease this plan never saw. Nothing in the storage changes
@@ -171,7 +171,7 @@ extension DurableQueue {
     /// ``QueuePlanner/watchInterval``, fills any slot free meanwhile.
     @discardableResult
     private func claimDue(now: Date, batched: Bool) async -> Int? {
-        let free = configuration.maximumConcurrentDeliveries - deliveries.count
+        let free = freeSlots
         guard !closed else { return 0 }
         guard free >= (batched ? claimBatch : 1) else {
             if free > 0 { wake(noLaterThan: now.addingTimeInterval(QueuePlanner.watchInterval)) }
@@ -196,6 +196,9 @@ extension DurableQueue {
             return nil
         }
     }
+
+    /// The delivery slots not taken by a record this worker sends.
+    private var freeSlots: Int { configuration.maximumConcurrentDeliveries - deliveries.count }
 
     /// The free slots a claim between plans waits for: an eighth of
     /// ``QueueConfiguration/maximumConcurrentDeliveries`` (4 of the default 32), at least one.

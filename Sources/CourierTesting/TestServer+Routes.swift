@@ -67,9 +67,10 @@ enum TestServerRoutes {
         }
     }
 
-    /// `/flaky?failures=N&status=S&retry_after=V&key=K`: the first N requests for this exact URL
-    /// (add a `key` to tell tests apart) answer S (default 503), with `Retry-After: V` when
-    /// given; later ones answer 200 with the echo.
+    /// `/flaky?failures=N&status=S&retry_after=V&key=K&then_delay=D`: the first N requests for
+    /// this exact URL (add a `key` to tell tests apart) answer S (default 503), with
+    /// `Retry-After: V` when given; later ones answer 200 with the echo, after D seconds (at
+    /// most 10) when given.
     static func flaky(_ request: TestRequest) -> TestResponse {
         let failures = request.queryValue("failures").flatMap { Int($0) } ?? 1
         let status = request.queryValue("status").flatMap { Int($0) } ?? 503
@@ -78,7 +79,9 @@ enum TestServerRoutes {
             if let retryAfter = request.queryValue("retry_after") { headers.add(name: "Retry-After", value: retryAfter) }
             return TestResponse(status: HTTPResponseStatus(statusCode: status), headers: headers)
         }
-        return .json(EchoBuilder.echo(request))
+        var response = TestResponse.json(EchoBuilder.echo(request))
+        if let text = request.queryValue("then_delay"), let delay = self.seconds(text, default: 0, maximum: 10) { response.delay = delay }
+        return response
     }
 
     static func notFound(_ request: TestRequest) -> TestResponse {
@@ -87,7 +90,7 @@ enum TestServerRoutes {
 
     /// `/status/N`: an empty response with that status (plus `Location` for 3xx, a challenge for 401).
     static func status(_ text: String) -> TestResponse {
-        guard let code = Int(text), (200...599).contains(code) else {
+        guard let code = Int(text), (200...999).contains(code) else {
             return .error(.badRequest, "invalid status code \(text)")
         }
         var response = TestResponse(status: HTTPResponseStatus(statusCode: code))

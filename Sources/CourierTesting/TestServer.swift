@@ -15,7 +15,8 @@ import NIOSSL
 /// - `/get`, `/post`, `/put`, `/patch`, `/delete` (their method only, else 405), `/anything[/...]` (any method):
 ///   echo of `method`, `url`, `path`, `args`, `headers`, `data`, `form`, `files`, `json`, `origin`.
 /// - `/headers`, `/user-agent`, `/ip`, `/count`, `/json`, `/html`, `/xml`, `/close`.
-/// - `/flaky?failures=N&status=S&retry_after=V&key=K`: fails N times per URL, then echoes.
+/// - `/flaky?failures=N&status=S&retry_after=V&key=K&then_delay=D`: fails N times per URL, then echoes
+///   (after D seconds).
 /// - `/status/N`, `/redirect/N`, `/relative-redirect/N`, `/absolute-redirect/N`, `/redirect-to?url=&status_code=`.
 /// - `/delay/S`, `/drip?numbytes=&duration=&delay=&code=`, `/bytes/N?seed=`, `/stream-bytes/N?chunk_size=&seed=`,
 ///   `/stream/N`, `/range/N?seed=&etag=&last_modified=&chunk_delay=`.

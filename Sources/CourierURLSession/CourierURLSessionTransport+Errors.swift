@@ -10,6 +10,12 @@ extension CourierURLSessionTransport {
     /// ``ConnectionFailure`` of a connection that failed when the code tells it;
     /// `headArrived` tells a reply cut short from an empty one.
     static func map(_ error: any Error, url: URL, headArrived: Bool) -> CourierError {
+        var mapped = translate(error, url: url, headArrived: headArrived)
+        if headArrived { mapped.responseStarted = true }
+        return mapped
+    }
+
+    private static func translate(_ error: any Error, url: URL, headArrived: Bool) -> CourierError {
         if let error = error as? CourierError { return error }
         let host = url.host ?? "the host"
         let port = url.port.map(String.init) ?? "its default port"
@@ -60,13 +66,13 @@ extension CourierURLSessionTransport {
     }
 
     /// The status of a response head that is not a final response Courier can read: outside
-    /// 100–599, or an interim 1xx that FoundationNetworking hands over as if it were final.
+    /// 100–999, or an interim 1xx that FoundationNetworking hands over as if it were final.
     static func refusal(ofStatus status: Int, url: URL) -> CourierError? {
-        guard !(200..<600).contains(status), status != 101 else { return nil }
+        guard !(200..<1000).contains(status), status != 101 else { return nil }
         let message =
             (100..<200).contains(status)
             ? "URLSession handed over the interim response \(status) as the final one; the final response cannot be read through this transport."
-            : "The server answered with status code \(status), outside 100–599; the response cannot be read. Check the server."
+            : "The server answered with status code \(status), outside 100–999; the response cannot be read. Check the server."
         return CourierError(.malformedResponse, message, url: url)
     }
 

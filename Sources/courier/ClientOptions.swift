@@ -37,7 +37,9 @@ struct ClientOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Send a request again up to N times (0 to 100) after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After.", valueName: "n"),
+        help: ArgumentHelp(
+            "Send a request again up to N times (0 to 100) after a connection failure, a timeout, or a 408, 429, 500, 502, 503 or 504 (idempotent methods, or with an Idempotency-Key header), honouring Retry-After, within --max-time. Default 0, as in curl; for download 2, each retry resuming the file.",
+            valueName: "n"),
         transform: OptionRange.whole(in: OptionRange.retries)
     )
     var retry: Int?
@@ -98,8 +100,9 @@ struct ClientOptions: ParsableArguments {
     /// Whether a failure's error line is left out: `-s` without `-S`.
     var hidesErrors: Bool { silent && !showError }
 
-    /// The client configuration these options describe.
-    func configuration() throws -> ClientConfiguration {
+    /// The client configuration these options describe; without `--retry`, `defaultRetries`
+    /// retries (none, as in curl, but for `download`).
+    func configuration(defaultRetries: Int = 0) throws -> ClientConfiguration {
         if location && noFollow { throw CommandFailure(.invalidInput, "give -L/--location or --no-follow, not both") }
         var configuration = ClientConfiguration()
         try applyConnectionOptions(to: &configuration)
@@ -116,7 +119,7 @@ struct ClientOptions: ParsableArguments {
         } else if let maximum = maxRedirects {
             configuration.redirectPolicy = .follow(maximum: maximum)
         }
-        if let retries = retry { configuration.retryPolicy = .retries(retries) }
+        configuration.retryPolicy = .retries(retry ?? defaultRetries)
         if let timeout { configuration.timeouts.total = timeout }
         if let connectTimeout { configuration.timeouts.connect = connectTimeout }
         try tls.apply(to: &configuration)

@@ -35,10 +35,10 @@ struct DownloadCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("How many attempts in all, 1 to 1000, resuming after each dropped connection or timeout (default 5).", valueName: "n"),
+        help: ArgumentHelp("How many attempts in all, 1 to 1000: --retry N less one, kept for scripts that use it.", valueName: "n", visibility: .hidden),
         transform: OptionRange.whole(in: OptionRange.attempts)
     )
-    var attempts: Int = 5
+    var attempts: Int?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
     var headers: [String] = []
@@ -62,7 +62,8 @@ struct DownloadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let out = Output.current
-        var configuration = try client.configuration()
+        var configuration = try client.configuration(defaultRetries: 2)
+        if let attempts { configuration.retryPolicy.maximumAttempts = attempts }
         try authentication.apply(to: &configuration, url: url, netrc: netrc)
         if let cacheFolder { configuration.cache = CacheConfiguration(storage: try FetchCacheOptions.storage(folder: cacheFolder)) }
         try URLScheme.check(url)
@@ -88,7 +89,7 @@ struct DownloadCommand: AsyncParsableCommand {
         var report: (@Sendable (TransferProgress) -> Void)?
         if !client.silent { report = { @Sendable in progress.update($0) } }
         let options = DownloadOptions(
-            overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumAttempts: attempts, maximumBytes: limit.maxFilesize,
+            overwritesExistingFile: overwrite, resumesPartialDownload: resume, maximumBytes: limit.maxFilesize,
             progress: report
         )
         var request = CourierRequest<Void>(path: url)

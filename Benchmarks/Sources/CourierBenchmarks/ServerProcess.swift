@@ -5,6 +5,8 @@ import Foundation
 struct ServerProcess {
     let process: Process
     let port: Int
+    /// The first line the child printed (its port, and whatever else a server child reports).
+    let line: String
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
@@ -24,10 +26,11 @@ struct ServerProcess {
             if chunk.isEmpty { throw HarnessError("the server process exited before printing its port") }
             line.append(chunk)
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let port = Int(text.prefix { $0 != " " }) else {
             throw HarnessError("the server process printed no port")
         }
-        return ServerProcess(process: process, port: port)
+        return ServerProcess(process: process, port: port, line: text)
     }
 
     /// Stops the child by its PID and waits for it.

@@ -14,6 +14,8 @@ import NIOPosix
 //   courier-bench --cache [--rounds R]
 //   courier-bench --batch [--requests N] [--concurrency C] [--rounds R] [--courier PATH]
 //                  (`courier batch` against raw AsyncHTTPClient, whole processes)
+//   courier-bench --tls [--requests N] [--rounds R] [--concurrency 1,16]
+//                  (TLS settings of the client's own, over HTTP/1.1 and HTTP/2)
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
@@ -36,7 +38,9 @@ if arguments.contains("--nio-global-executor") {
 if arguments.contains("--allocations"), !Allocations.areCounted {
     exit(try Allocations.rerunCounting())
 }
-if arguments.contains("--serve") {
+if arguments.contains(TLSBenchmark.serveFlag) {
+    try await TLSBenchmark.serve()
+} else if arguments.contains("--serve") {
     try await ServerProcess.serve()
 } else if let flag = arguments.firstIndex(of: "--serve-files"), flag + 1 < arguments.count {
     try await FileServer.serve(folder: arguments[flag + 1])
@@ -63,6 +67,10 @@ if arguments.contains("--serve") {
     if arguments.contains("--batch") {
         let concurrency = options.concurrencies.last ?? 16
         try BatchBenchmark(requests: options.requests, concurrency: concurrency, rounds: options.rounds, courier: options.courier).run()
+        exit(0)
+    }
+    if arguments.contains("--tls") {
+        try await TLSBenchmark(options: options).run()
         exit(0)
     }
     if arguments.contains("--overhead") {

@@ -56,8 +56,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Kind("invalidState")
         /// The client was shut down.
         public static let clientShutdown = Kind("clientShutdown")
-        /// The response is encoded with a content coding Courier cannot decode (anything but
-        /// gzip, x-gzip, deflate and identity), or with too many layers.
+        /// The response is encoded with a content coding that cannot be decoded. Courier's own
+        /// transports no longer raise it: a body in a coding they cannot undo is delivered as
+        /// received, with its `Content-Encoding`. A custom transport may still.
         public static let unsupportedContentEncoding = Kind("unsupportedContentEncoding")
         /// The transport cannot stream a response body. Courier no longer raises it itself: a
         /// transport that only collects bodies hands them over as one piece.
@@ -130,6 +131,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// Whether any byte of the request may have reached the server. `false` only when the
     /// connection could not be opened, so that even a POST is safe to send again.
     public var requestMayHaveBeenSent: Bool = true
+    /// Whether some of the response (its head at least) had arrived when the exchange failed:
+    /// a request that failed so is never sent again as a stale connection's replay.
+    package var responseStarted: Bool = false
 
     /// Creates an error; interceptors and custom transports may throw these too.
     public init(

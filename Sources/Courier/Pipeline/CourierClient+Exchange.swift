@@ -35,7 +35,13 @@ extension CourierClient {
         _ request: CourierHTTPRequest,
         deliver: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        let deadline = request.timeout.map { ContinuousClock.now + $0 }
+        // The call's deadline, set when it started; a timeout an interceptor shortened since
+        // counts from now.
+        var deadline = request.callDeadline
+        if let timeout = request.timeout {
+            let fromNow = ContinuousClock.now + timeout
+            if deadline.map({ fromNow < $0 }) ?? true { deadline = fromNow }
+        }
         var redirects = RedirectStateMachine(policy: request.redirectPolicy ?? configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()
         var current = request
@@ -90,7 +96,7 @@ extension CourierClient {
                 scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .init(failure: error)))
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 if !headArrived, !replayed, current.mayBeReplayed, let failure = error as? CourierError,
-                    failure.kind == .connectionFailed, failure.requestMayHaveBeenSent, !Task.isCancelled
+                    failure.kind == .connectionFailed, failure.requestMayHaveBeenSent, !failure.responseStarted, !Task.isCancelled
                 {
                     replayed = true
                     continue

@@ -10,10 +10,18 @@ extension CourierClient {
     /// Runs one request through its whole life: build, start, retry around the interceptors
     /// and `terminal`, validate, finish.
     ///
+    /// The request's ``CourierHTTPRequest/timeout`` is the whole call's: its deadline is set
+    /// here, once, and spans every attempt, the waits between them, redirects, challenges and
+    /// a download's resumes. A wait for a retry that would end past it is not taken.
+    ///
     /// - Parameters:
     ///   - terminal: the end of the path; `nil` is the buffered one, ``respond(to:)``.
     ///   - mayRetry: whether a failure may still be retried; a streamed request may not once
     ///     its body was handed to the reader.
+    ///   - begin: given the call's retry decisions once the request is built, for a streamed
+    ///     request's sink to consult when a head arrives.
+    ///   - prepare: changes each attempt's request before the interceptors see it (a
+    ///     download's `Range` from what is on disk).
     nonisolated(nonsending) func perform<Result>(
         id: CourierRequestID,
         state: NIOLockedValueBox<RequestState>?,
@@ -21,6 +29,8 @@ extension CourierClient {
         retryPolicy: CourierRetryPolicy? = nil,
         terminal: Terminal? = nil,
         mayRetry: @Sendable () -> Bool = { true },
+        begin: (CallRetries) -> Void = { _ in },
+        prepare: (@Sendable (inout CourierHTTPRequest) -> Void)? = nil,
         build: () throws(CourierError) -> CourierHTTPRequest,
         finish: nonisolated(nonsending) (CourierResponse) async throws -> Result
     ) async throws -> Result {
@@ -49,17 +59,23 @@ extension CourierClient {
             try Task.checkCancellation()
             current = try build()
             try current!.checkRanges()
+            current!.callDeadline = current!.timeout.map { start + $0 }
             move(to: .started)
             notify { $0.requestWillStart($1) }
             let policy = retryPolicy ?? configuration.retryPolicy
+            let retries = CallRetries(
+                policy: policy, repeatable: current!.method.isIdempotent || current!.headers.contains("Idempotency-Key"),
+                deadline: current!.callDeadline
+            )
+            begin(retries)
             var received: CourierResponse
             if let tracing {
                 let request = current!
                 received = try await traced(request, by: tracing) {
-                    try await attempt(request, policy: policy, start: start, terminal: terminal, mayRetry: mayRetry)
+                    try await attempt(request, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
                 }
             } else {
-                received = try await attempt(current!, policy: policy, start: start, terminal: terminal, mayRetry: mayRetry)
+                received = try await attempt(current!, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
             }
             received.timing.start = start
             received.timing.startDate = startDate
@@ -128,20 +144,25 @@ extension CourierClient {
         }
     }
 
-    /// Runs the interceptors and `terminal`, and again after a retryable failure, as `policy`
-    /// and `mayRetry` allow.
+    /// Runs the interceptors and `terminal`, and again after a retryable failure, as the
+    /// call's `retries` and `mayRetry` allow.
     nonisolated(nonsending) private func attempt(
-        _ request: CourierHTTPRequest, policy: CourierRetryPolicy, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool
+        _ request: CourierHTTPRequest, retries: CallRetries, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool,
+        prepare: (@Sendable (inout CourierHTTPRequest) -> Void)?
     ) async throws -> CourierResponse {
-        guard policy.maximumAttempts > 1 else { return try await run(request, from: 0, terminal: terminal) }
-        var retries = RetryStateMachine(policy: policy)
-        let repeatable = request.method.isIdempotent || request.headers.contains("Idempotency-Key")
+        func attempted() -> CourierHTTPRequest {
+            guard let prepare else { return request }
+            var copy = request
+            prepare(&copy)
+            return copy
+        }
+        guard retries.mayRetry else { return try await run(attempted(), from: 0, terminal: terminal) }
         while true {
             let outcome: RetryStateMachine.Outcome
             var response: CourierResponse?
             var failure: CourierError?
             do {
-                let received = try await run(request, from: 0, terminal: terminal)
+                let received = try await run(attempted(), from: 0, terminal: terminal)
                 response = received
                 outcome = .response(status: received.status, retryAfter: received.headers["Retry-After"])
             } catch let error as CourierError {
@@ -150,7 +171,7 @@ extension CourierClient {
                 outcome = .failure(error)
             }
             guard mayRetry() else { return response! }
-            let decision = retries.decide(outcome, repeatable: repeatable, jitter: Double.random(in: 0..<1), now: Date())
+            let decision = retries.decide(outcome)
             guard case .retry(let delay) = decision else {
                 if let failure { throw failure }
                 return response!

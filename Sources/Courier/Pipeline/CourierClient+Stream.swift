@@ -47,12 +47,17 @@ extension CourierClient {
     /// Runs a streamed request through the path, with `reader` at its end (see ``StreamSink``).
     ///
     /// `send` is the last step, after the interceptors: it answers the request by handing a
-    /// response to the sink; without it, the request goes to ``exchange(_:deliver:)``.
+    /// response to the sink; without it, the request goes to ``exchange(_:deliver:)``. A
+    /// retryable status is retried before its body reaches `reader`; a failure is retried only
+    /// until `reader` was handed a response, unless `resumes` (a download, whose reader picks
+    /// up where the last attempt left off).
     nonisolated(nonsending) func performStreaming<Result: Sendable>(
         id: CourierRequestID,
         validators: [ResponseValidator],
         retryPolicy: CourierRetryPolicy?,
+        resumes: Bool = false,
         reader: @escaping @Sendable (StreamedResponse) async throws -> Result,
+        prepare: (@Sendable (inout CourierHTTPRequest) -> Void)? = nil,
         send: (@Sendable (CourierHTTPRequest, StreamSink<Result>) async throws -> CourierResponse)? = nil,
         build: () throws(CourierError) -> CourierHTTPRequest
     ) async throws -> Result {
@@ -63,7 +68,9 @@ extension CourierClient {
                 if let send { return try await send(request, sink) }
                 return try await self.exchange(request) { try await sink.consume($0) }
             },
-            mayRetry: { !sink.hasStarted },
+            mayRetry: { resumes || !sink.hasStarted },
+            begin: { sink.consults($0) },
+            prepare: prepare,
             build: build,
             finish: { response in try await sink.result(answering: response) }
         )

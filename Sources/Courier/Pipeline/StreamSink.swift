@@ -3,6 +3,9 @@ import NIOConcurrencyHelpers
 /// The end of the path for a streamed request: checks the final response's head with the
 /// request's validators, hands the response to the reader, and keeps what the reader returned.
 ///
+/// A response whose status the call's retry policy will retry is not handed over: its body is
+/// discarded and its head returned, so the attempt loop retries it as it would a buffered one.
+///
 /// The interceptors see the head of the response the reader was given (its body empty). An
 /// interceptor that answers a request itself, without calling `next`, has its response handed
 /// to the reader whole, as one piece.
@@ -10,6 +13,7 @@ final class StreamSink<Result: Sendable>: Sendable {
     private struct State {
         var hasStarted = false
         var result: Result?
+        var retries: CallRetries?
     }
 
     private let validators: [ResponseValidator]
@@ -24,8 +28,19 @@ final class StreamSink<Result: Sendable>: Sendable {
     /// Whether the reader was handed a response: from then on, the request is not sent again.
     var hasStarted: Bool { state.withLockedValue { $0.hasStarted } }
 
+    /// The call's retry decisions, consulted when a head arrives.
+    func consults(_ retries: CallRetries) {
+        state.withLockedValue { $0.retries = retries }
+    }
+
     /// Validates `streamed` and hands it to the reader; returns its head for the interceptors.
     func consume(_ streamed: StreamedResponse) async throws -> CourierResponse {
+        if let retries = state.withLockedValue({ $0.retries }), retries.mayRetry,
+            retries.retriesBeforeReading(status: streamed.head.status, retryAfter: streamed.head.headers["Retry-After"])
+        {
+            await streamed.body.discard()
+            return streamed.headWithCollectedBody
+        }
         for validator in validators { try validator.validate(streamed.headWithCollectedBody) }
         state.withLockedValue { $0.hasStarted = true }
         let result = try await reader(streamed)

@@ -26,7 +26,8 @@ public struct CourierHTTPRequest: Sendable {
         get { fields.body }
         _modify { yield &fields.body }
     }
-    /// The total time allowed, redirects included.
+    /// The time allowed for the whole call: retries and their waits, redirects, challenges and
+    /// resumes included.
     public var timeout: Duration? {
         get { fields.timeout }
         _modify { yield &fields.timeout }
@@ -75,6 +76,9 @@ public struct CourierHTTPRequest: Sendable {
     /// Whether the client collects the response body whole, up to ``maximumBodySize``: a
     /// transport may then collect it itself, the cheaper way, and hand it over as one piece.
     package var collectsResponseBody = false
+    /// When the whole call must have ended: set once, from ``timeout``, when the call starts, so
+    /// that every attempt, wait, redirect and resume shares it; `nil` before, or for no limit.
+    package var callDeadline: ContinuousClock.Instant?
     /// Whether the client writes the response body to a file (``CourierClient/download(_:to:options:)``):
     /// a transport may then carry the exchange as a download of its own.
     package var isFileDownload = false

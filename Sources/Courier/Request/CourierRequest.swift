@@ -32,7 +32,8 @@ public struct CourierRequest<Value: Sendable>: Sendable {
     public var headers: Headers = Headers()
     /// The body. Setting both a body and body parameters is an error.
     public var body: CourierRequestBody?
-    /// The total time allowed for the request, redirects included; `nil` uses the client's.
+    /// The time allowed for the whole call (retries and their waits, redirects and resumes
+    /// included; see ``Timeouts/total``); `nil` uses the client's.
     public var timeout: Duration?
     /// The scheduling priority.
     public var priority: RequestPriority = .default

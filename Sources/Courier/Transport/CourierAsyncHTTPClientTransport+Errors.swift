@@ -28,6 +28,7 @@ extension CourierAsyncHTTPClientTransport {
     /// cut short from an empty one.
     static func map(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
         var mapped = translate(error, url: url, timeout: timeout)
+        if responseStarted { mapped.responseStarted = true }
         if mapped.kind == .connectionFailed, mapped.connectionFailure == nil {
             mapped.connectionFailure = ConnectionFailure.of(error, responseStarted: responseStarted)
         }
@@ -79,7 +80,7 @@ extension CourierAsyncHTTPClientTransport {
                 return make(.transport, "The transport failed: \(error.shortDescription).")
             }
         case let error as InvalidStatusCode:
-            return make(.malformedResponse, "The server answered with status code \(error.code), outside 100–599; the response cannot be read. Check the server.")
+            return make(.malformedResponse, "The server answered with status code \(error.code), outside 100–999; the response cannot be read. Check the server.")
         case let error as HTTPParserError where error == .invalidEOFState:
             return make(.connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.")
         case let error as HTTPParserError:

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 extension CourierAsyncHTTPClientTransport {
     nonisolated(nonsending) public func stream<Result: Sendable>(
@@ -9,13 +10,24 @@ extension CourierAsyncHTTPClientTransport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
+        try await stream(request, deadline: deadline, tls: nil, body: body)
+    }
+
+    /// Sends `request` and hands its response to `body` once its head arrived; with `tls`, on
+    /// connections of that TLS configuration (a pool of their own), else of the transport's.
+    nonisolated(nonsending) func stream<Result: Sendable>(
+        _ request: CourierHTTPRequest,
+        deadline: ContinuousClock.Instant?,
+        tls: TLSConfiguration?,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
         if request.collectsResponseBody {
             // The client reads the body whole: the collecting delegate does it on the loop,
             // with one wake-up of the caller for the whole response.
-            return try await body(StreamedResponse(whole: try await send(request, deadline: deadline)))
+            return try await body(StreamedResponse(whole: try await send(request, deadline: deadline, tls: tls)))
         }
         let start = ContinuousClock.now
-        let (ahcRequest, regions) = try makeRequest(request)
+        let (ahcRequest, regions) = try makeRequest(request, tls: tls)
         let handoff = BodyHandoff()
         let watch = watchdogs?.makeWatch()
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }

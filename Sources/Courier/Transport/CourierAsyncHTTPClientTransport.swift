@@ -49,7 +49,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         // Bodies are decoded by the delegates (ContentDecoder): every layer, none for a response
         // without a body, and a typed error for a coding Courier cannot undo.
         settings.decompression = .disabled
-        // Every HTTP/1.1 connection gets a guard against status codes outside 100–599, which
+        // Every HTTP/1.1 connection gets a guard against status codes outside 100–999, which
         // AsyncHTTPClient would stop the process on (see StatusCodeGuard).
         settings.http1_1ConnectionDebugInitializer = { channel in
             channel.eventLoop.submit { try StatusCodeGuard.install(on: channel) }
@@ -82,8 +82,14 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     }
 
     public func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
+        try await send(request, deadline: deadline, tls: nil)
+    }
+
+    /// Sends `request` and collects its response; with `tls`, on connections of that TLS
+    /// configuration (a pool of their own), else of the transport's.
+    func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?) async throws -> CourierResponse {
         let start = ContinuousClock.now
-        let (ahcRequest, regions) = try makeRequest(request)
+        let (ahcRequest, regions) = try makeRequest(request, tls: tls)
         let watch = watchdogs?.makeWatch()
         let delegate = CollectingDelegate(
             limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: decompression,
@@ -125,7 +131,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
 
     /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
     /// the body goes out as file regions.
-    func makeRequest(_ request: CourierHTTPRequest) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
+    func makeRequest(_ request: CourierHTTPRequest, tls: TLSConfiguration?) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
@@ -164,7 +170,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         }
         do {
             let built = try HTTPClient.Request(
-                url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: body
+                url: request.url, method: .init(rawValue: request.method.rawValue), headers: headers, body: body, tlsConfiguration: tls
             )
             return (built, regions)
         } catch {

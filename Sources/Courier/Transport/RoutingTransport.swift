@@ -1,33 +1,38 @@
 import Foundation
+import NIOSSL
 
-/// The transport a ``CourierClient`` makes for itself: AsyncHTTPClient for http, and for https hosts
-/// under the default TLS settings; ``ChannelTransport`` for https hosts with TLS settings of
-/// their own (custom roots, pins, a client certificate).
+/// The transport a ``CourierClient`` makes for itself: AsyncHTTPClient for every host but the
+/// pinned ones, with a TLS configuration of their own for https hosts whose settings are not
+/// the defaults (custom roots, a client certificate); ``ChannelTransport`` for https hosts with
+/// pins, which AsyncHTTPClient cannot check inside the handshake.
 ///
-/// Keeping the two apart is what makes trust settings part of the connection key:
-/// AsyncHTTPClient's pool only ever holds connections verified against the system roots with
-/// no client certificate, and ``ChannelTransport`` keys its pool by origin and settings.
+/// Either way the settings are part of the connection key (AsyncHTTPClient keys its pool by a
+/// request's TLS configuration; ``ChannelTransport`` by origin and settings), and either way
+/// the connection offers HTTP/2 and HTTP/1.1 by ALPN: no setting changes the protocol a server
+/// would otherwise get.
 final class RoutingTransport: Transport {
     private let standard: CourierAsyncHTTPClientTransport
     private let secured: ChannelTransport
     private let policy: TLSPolicy
-    private let isProxied: Bool
+    private let configurations: HostTLSConfigurations
 
     init(configuration: TransportConfiguration, policy: TLSPolicy, standard: CourierAsyncHTTPClientTransport) {
         self.standard = standard
         self.secured = ChannelTransport(configuration: configuration)
         self.policy = policy
-        self.isProxied = configuration.proxy != nil
+        self.configurations = HostTLSConfigurations(minimumVersion: configuration.minimumTLSVersion)
     }
 
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
-        if let settings = try settings(for: request.url) {
+        switch try route(for: request.url) {
+        case .pinned(let settings):
             return try await secured.send(request, settings: settings, deadline: deadline)
-        }
-        do {
-            return try await standard.send(request, deadline: deadline)
-        } catch let error as CourierError where error.kind == .tls {
-            throw await explain(error, url: request.url)
+        case .standard(let settings, let tls):
+            do {
+                return try await standard.send(request, deadline: deadline, tls: tls)
+            } catch let error as CourierError where error.kind == .tls {
+                throw await explain(error, url: request.url, settings: settings)
+            }
         }
     }
 
@@ -36,13 +41,15 @@ final class RoutingTransport: Transport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        if let settings = try settings(for: request.url) {
+        switch try route(for: request.url) {
+        case .pinned(let settings):
             return try await secured.stream(request, settings: settings, deadline: deadline, body: body)
-        }
-        do {
-            return try await standard.stream(request, deadline: deadline, body: body)
-        } catch let error as CourierError where error.kind == .tls {
-            throw await explain(error, url: request.url)
+        case .standard(let settings, let tls):
+            do {
+                return try await standard.stream(request, deadline: deadline, tls: tls, body: body)
+            } catch let error as CourierError where error.kind == .tls {
+                throw await explain(error, url: request.url, settings: settings)
+            }
         }
     }
 
@@ -51,32 +58,32 @@ final class RoutingTransport: Transport {
         try await standard.shutdown()
     }
 
-    /// The settings of the URL's host when it is https and they are not the defaults. Such a
-    /// host is refused when a proxy is configured: its verified connections are made directly,
-    /// and going around the proxy the caller asked for is not an option.
-    private func settings(for url: URL) throws(CourierError) -> HostTLSSettings? {
+    /// Where a request goes.
+    private enum Route {
+        /// AsyncHTTPClient, with the host's TLS configuration when it has settings of its own.
+        case standard(HostTLSSettings?, TLSConfiguration?)
+        /// Courier's own verified connections.
+        case pinned(HostTLSSettings)
+    }
+
+    /// The route of `url`; both go through the configured proxy, if any.
+    private func route(for url: URL) throws(CourierError) -> Route {
         guard !policy.isDefault, url.scheme?.lowercased() == "https", let host = url.host,
             let settings = policy.settings(for: host, at: Date())
-        else { return nil }
-        guard !isProxied else {
-            throw CourierError(
-                .proxy,
-                "\(host) has TLS settings of its own (custom roots, pins or a client certificate), whose verified connections do not go through a proxy; remove the proxy or those settings.",
-                url: url
-            )
-        }
-        return settings
+        else { return .standard(nil, nil) }
+        guard settings.pins != nil else { return .standard(settings, try configurations.configuration(for: settings)) }
+        return .pinned(settings)
     }
 
     /// `error` with the reason a certificate failed BoringSSL's verification, which says only
-    /// that it failed. The reason is found by verifying, under the same default settings, the
+    /// that it failed. The reason is found by verifying, under the same settings, the
     /// chain the server presents to a second connection; that connection sends nothing, and
     /// only explains a failure that has already happened.
-    private func explain(_ error: CourierError, url: URL) async -> CourierError {
+    private func explain(_ error: CourierError, url: URL, settings: HostTLSSettings?) async -> CourierError {
         guard error.tlsFailure == .handshakeFailed, let underlying = error.underlyingError,
             TLSFailure.isVerificationFailure(underlying), let host = url.host
         else { return error }
-        let settings = HostTLSSettings(trustRoots: .system, pins: nil, identity: nil)
+        let settings = settings ?? HostTLSSettings(trustRoots: .system, pins: nil, identity: nil)
         guard let reason = await secured.diagnose(host: host, port: url.port ?? 443, settings: settings) else { return error }
         var explained = reason.error(reason.message(host: host))
         explained.url = url

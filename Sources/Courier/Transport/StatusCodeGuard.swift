@@ -3,7 +3,7 @@ import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 
-/// Refuses a response head whose status code is outside 100–599 (RFC 9110 §15), before the
+/// Refuses a response head whose status code is outside 100–999 (RFC 9110 §15), before the
 /// HTTP client behind it sees the head.
 ///
 /// A code below 100 would otherwise count as an interim (1xx) response and the body behind it
@@ -19,7 +19,7 @@ final class StatusCodeGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        if case .head(let head) = unwrapInboundIn(data), !(100...599).contains(head.status.code) {
+        if case .head(let head) = unwrapInboundIn(data), !(100...999).contains(head.status.code) {
             refused = true
             context.fireErrorCaught(InvalidStatusCode(code: String(head.status.code)))
             context.close(promise: nil)
@@ -37,7 +37,7 @@ final class StatusCodeGuard: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// The same guard for the streams of an HTTP/2 connection: refuses a response header block
-/// whose `:status` is not three digits from 100 to 599 (RFC 9113 §8.3.2), before NIOHTTP2's
+/// whose `:status` is not three digits from 100 to 999 (RFC 9113 §8.3.2), before NIOHTTP2's
 /// translation to HTTP/1 types reads it.
 ///
 /// That translation stops the process on an empty `:status` (it takes its first character
@@ -64,12 +64,12 @@ final class HTTP2StatusCodeGuard: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelRead(data)
     }
 
-    /// The code `status` names, if it is three ASCII digits from 100 to 599.
+    /// The code `status` names, if it is three ASCII digits from 100 to 999.
     static func code(_ status: String) -> Int? {
         let digits = Array(status.utf8)
         guard digits.count == 3, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
         let code = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-        return (100...599).contains(code) ? code : nil
+        return (100...999).contains(code) ? code : nil
     }
 
     /// Adds a guard first on `stream`'s pipeline. Call on its loop.
@@ -78,7 +78,7 @@ final class HTTP2StatusCodeGuard: ChannelInboundHandler, RemovableChannelHandler
     }
 }
 
-/// A response's status code was outside 100–599, or not a number.
+/// A response's status code was outside 100–999, or not a number.
 struct InvalidStatusCode: Error {
     /// The code as the server sent it.
     let code: String

@@ -151,7 +151,7 @@ final class TransferLedger: Sendable {
     private func readEntry(_ name: String) -> Entry? {
         let body = bodyFile(name)
         guard let data = Self.read(claimedFile(name)), let head = try? JSONDecoder().decode(Head.self, from: data),
-            (100...599).contains(head.status), head.fields.allSatisfy({ $0.count == 2 }),
+            (100...999).contains(head.status), head.fields.allSatisfy({ $0.count == 2 }),
             FileManager.default.fileExists(atPath: body.path)
         else { return nil }
         return Entry(name: name, head: head, body: body)

@@ -37,7 +37,10 @@ func sha256Digest(of bytes: [UInt8]) -> [UInt8] {
 func withDownloadSetup<T>(_ body: (URL, TestServer, CourierClient) async throws -> T) async throws -> T {
     try await withTemporaryFolder { folder in
         try await withServer { server in
-            try await withClient(server) { client in try await body(folder, server, client) }
+            // Downloads resume as the retry policy says, and the default policy retries nothing.
+            try await withClient(server, configure: { $0.retryPolicy = CourierRetryPolicy(maximumAttempts: 5, baseDelay: .milliseconds(1)) }) { client in
+                try await body(folder, server, client)
+            }
         }
     }
 }

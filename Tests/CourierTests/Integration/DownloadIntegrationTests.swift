@@ -31,10 +31,10 @@ struct DownloadIntegrationTests {
     func resumesAfterRandomDrops(dropSeed: UInt64) async throws {
         try await withDownloadSetup { folder, server, client in
             let destination = folder.appendingPathComponent("dropped.bin")
-            let result = try await client.download(
-                CourierRequest<Void>(path: "/range/2000000?seed=9&drops=6&drop_seed=\(dropSeed)"), to: .file(destination),
-                options: DownloadOptions(maximumAttempts: 7)
-            )
+            // The retry policy decides how often a download resumes, as for any request.
+            var request = CourierRequest<Void>(path: "/range/2000000?seed=9&drops=6&drop_seed=\(dropSeed)")
+            request.retryPolicy = CourierRetryPolicy(maximumAttempts: 7, baseDelay: .milliseconds(1))
+            let result = try await client.download(request, to: .file(destination))
             #expect(result.attempts == 7)
             let digest = try sha256(ofFileAt: destination)
             #expect(digest == sha256(ofGenerated: 2_000_000, seed: 9))

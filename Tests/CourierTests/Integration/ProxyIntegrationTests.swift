@@ -48,17 +48,56 @@ struct ProxyIntegrationTests {
         }
     }
 
-    @Test func anHTTPSHostWithItsOwnTLSSettingsIsRefusedRatherThanSentAroundTheProxy() async throws {
-        try await ForwardProxy.withProxy { proxy in
-            var configuration = ClientConfiguration()
-            configuration.proxy = Proxy(host: "127.0.0.1", port: proxy.port)
-            configuration.tls.pins = [HostPins(host: "*", pins: [try Pin("sha256/" + String(repeating: "A", count: 43) + "=")])]
-            let client = CourierClient(configuration: configuration)
-            let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "https://127.0.0.1:1/get")) }
-            try await client.shutdown()
+    /// Runs `body` with an HTTPS server, a proxy requiring ``credentials``, and a client that
+    /// trusts the server's authority (and pins its key when `pinned`) and goes through the
+    /// proxy with `password`; `body` runs after the client is shut down.
+    private func withTLSBehindProxy(
+        pinned: Bool, password: String, _ request: (CourierClient) async throws -> Void, then body: (TestServer, ForwardProxy) throws -> Void
+    ) async throws {
+        let world = try TLSWorld()
+        try await withTLSServer(world.serverTLS) { server in
+            try await ForwardProxy.withProxy(credentials: ProxyIntegrationTests.credentials) { proxy in
+                var policy = world.trustingAuthority
+                if pinned { policy.pins = [HostPins(host: "127.0.0.1", pins: [try Pin(world.server.publicKeyPin)])] }
+                let proxySetting = Proxy(host: "127.0.0.1", port: proxy.port, user: "proxy-user", password: password)
+                try await withClient(
+                    server,
+                    configure: {
+                        $0.tls = policy; $0.proxy = proxySetting
+                    }, request)
+                try body(server, proxy)
+            }
+        }
+    }
+
+    @Test(
+        "an https host with TLS settings of its own (custom roots, or pins) is reached through the proxy, its credentials on CONNECT only",
+        arguments: [false, true])
+    func anHTTPSHostWithItsOwnTLSSettingsGoesThroughTheProxy(pinned: Bool) async throws {
+        try await withTLSBehindProxy(pinned: pinned, password: "pr0xy s3cret") { client in
+            let response = try await client.response(for: CourierRequest<CourierResponse>(path: "/get"))
+            #expect(response.status == 200)
+        } then: { server, proxy in
+            #expect(proxy.tunnels >= 1)
+            let expected = "Basic " + Data("proxy-user:pr0xy s3cret".utf8).base64EncodedString()
+            let connect = try #require(proxy.receivedRequests.first)
+            #expect(connect.method == "CONNECT")
+            #expect(connect.uri == "127.0.0.1:\(server.port)")
+            #expect(connect.header("Proxy-Authorization") == expected)
+            #expect(server.receivedRequests.count == 1)
+            #expect(server.receivedRequests.first?.header("Proxy-Authorization") == nil)
+        }
+    }
+
+    @Test func aPinnedHostsTunnelNamesItsPortInHostAndFailsWithTheProxyKindOnWrongCredentials() async throws {
+        try await withTLSBehindProxy(pinned: true, password: "wrong") { client in
+            let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/get")) }
             #expect(error?.kind == .proxy)
-            #expect(error?.message.contains("TLS settings of its own") == true)
-            #expect(proxy.receivedRequests.isEmpty)
+            #expect(error?.requestMayHaveBeenSent == false)
+            #expect(error?.message.contains("407") == true)
+        } then: { server, proxy in
+            #expect(proxy.receivedRequests.first?.header("Host") == "127.0.0.1:\(server.port)")
+            #expect(server.receivedRequests.isEmpty)
         }
     }
 

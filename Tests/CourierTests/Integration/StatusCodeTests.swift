@@ -18,9 +18,9 @@ struct StatusCodeTests {
     }
 
     @Test(
-        "a status outside 100–599 is a typed error, never a crash, buffered or streamed",
+        "a status outside 100–999 is a typed error, never a crash, buffered or streamed",
         arguments: [
-            "HTTP/1.1 099 Low\r\n", "HTTP/1.1 000 Zero\r\n", "HTTP/1.1 600 High\r\n", "HTTP/1.1 999 Max\r\n",
+            "HTTP/1.1 099 Low\r\n", "HTTP/1.1 000 Zero\r\n", "HTTP/1.1 1000 Four digits\r\n",
             "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 042 Late\r\n",
         ])
     func outOfRange(head: String) async throws {
@@ -34,6 +34,31 @@ struct StatusCodeTests {
                     _ = try await client.stream(CourierRequest<Void>(path: "http://127.0.0.1:\(port)/")) { _ in }
                 }
                 #expect(streamed?.kind == .malformedResponse)
+            }
+        }
+    }
+
+    @Test(
+        "a three-digit status above 599 is delivered, buffered or streamed (RFC 9110: status-code = 3DIGIT)",
+        arguments: [600, 799, 999])
+    func highStatus(code: Int) async throws {
+        try await respond("HTTP/1.1 \(code) Odd\r\n") { port in
+            try await withClient(nil) { client in
+                var request = CourierRequest<CourierResponse>(path: "http://127.0.0.1:\(port)/")
+                request.validators = []
+                let response = try await client.send(request)
+                #expect(response.status == code)
+                #expect(response.body == Data("hi".utf8))
+            }
+        }
+        try await respond("HTTP/1.1 \(code) Odd\r\n") { port in
+            try await withClient(nil) { client in
+                let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+                let streamed = try await client.stream(CourierHTTPRequest(method: .get, url: url)) { response in
+                    (response.head.status, try await response.body.collect(upTo: 100))
+                }
+                #expect(streamed.0 == code)
+                #expect(streamed.1 == Data("hi".utf8))
             }
         }
     }

@@ -16,7 +16,7 @@ struct URLSessionSuitePassTests {
     static let defaultTransportOnly = [
         // Custom trust, pins, client certificates and TLS floors: refused by CourierURLSessionTransport.
         "ClientCertificateCacheTests", "ClientCertificateTests", "PinningTests", "SecuritySamplesTests", "TLSTrustTests",
-        "TLSVersionFloorTests", "VerifiedConnectionTests",
+        "TLSVersionFloorTests", "VerifiedConnectionTests", "TLSOverHTTP2Tests",
         // A proxy: refused.
         "ProxyIntegrationTests", "ProxyFailureTests", "SecretRedactionTests",
         // AsyncHTTPClient's event loops, its HTTP/1.0 and TLS channel versions, sendfile.

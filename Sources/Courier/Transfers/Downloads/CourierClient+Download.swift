@@ -6,19 +6,19 @@ extension CourierClient {
     ///
     /// The body goes to a partial file beside the destination, with a small resume record; the
     /// file is moved into place only once its length and any digest the server announced
-    /// (`Repr-Digest`, `Digest`, `Content-MD5`) check out. A dropped connection or a timeout is
-    /// resumed from the bytes on disk (`Range` with `If-Range`), up to
-    /// ``DownloadOptions/maximumAttempts``; a download cancelled or interrupted for good keeps
-    /// its partial file, and a later call with the same URL and destination continues it, in
-    /// this process or another.
+    /// (`Repr-Digest`, `Digest`, `Content-MD5`) check out. A dropped connection, a timeout or a
+    /// retryable status is retried by the retry policy (the request's, else the client's), as
+    /// for any request, and each retry resumes from the bytes on disk (`Range` with
+    /// `If-Range`); a download cancelled or interrupted for good keeps its partial file, and a
+    /// later call with the same URL and destination continues it, in this process or another.
     ///
     /// The download takes the path every request takes: the base URL and default headers,
     /// interceptors, the client's credentials (basic, digest, bearer) with their cross-origin
     /// rules, cookies, redirects, the scheduler's limits (the slot is held for the whole
-    /// transfer) and observers. Validators and the retry policy do not apply: the download
-    /// checks the status itself, and resumes after failures as ``DownloadOptions`` says. A
-    /// request's ``CourierRequest/timeout`` bounds each attempt whole; the configuration's total
-    /// timeout does not apply, the read timeout does.
+    /// transfer), the retry policy and observers. Validators do not apply: the download checks
+    /// the status itself. A request's ``CourierRequest/timeout`` bounds the whole download, every
+    /// resume included; the configuration's total timeout does not apply (a large file may take
+    /// longer than any one request should), the read timeout does.
     ///
     /// With a cache, a download with nothing on disk starts from what the cache holds: a stored
     /// response it may deliver is the file, and stored first bytes with a strong entity tag are
@@ -34,7 +34,7 @@ extension CourierClient {
     ) async throws -> DownloadResult {
         let reporter = ProgressReporter(callback: options.progress)
         defer { reporter.finish() }
-        return try await download(makeDownloadRequest(request), to: destination, options: options, reporter: reporter)
+        return try await download(makeDownloadRequest(request), to: destination, options: options, reporter: reporter, retryPolicy: request.retryPolicy)
     }
 
     /// Downloads the response to a fully built request into a file, as
@@ -70,13 +70,16 @@ extension CourierClient {
         /// The resume record, once a response chose the file.
         var record: ResumeRecord?
         /// The byte the attempt's body is written from.
-        var offset: Int64
+        var offset: Int64 = 0
         /// Whether the bytes before `offset` came from the cache in this attempt.
         var fromCache = false
+        /// Attempts made so far in this call.
+        var attempts = 0
     }
 
     func download(
-        _ request: CourierHTTPRequest, to destination: DownloadDestination, options: DownloadOptions, reporter: ProgressReporter
+        _ request: CourierHTTPRequest, to destination: DownloadDestination, options: DownloadOptions, reporter: ProgressReporter,
+        retryPolicy: CourierRetryPolicy? = nil
     ) async throws -> DownloadResult {
         try checkNotShutDown()
         var isFolder: ObjCBool = false
@@ -89,80 +92,93 @@ extension CourierClient {
         let working = destination.workingFiles(for: request.url)
         var record = options.resumesPartialDownload ? ResumeRecord.load(from: working.record) : nil
         if record?.isRecord(of: request.url) != true { record = nil }
-        if record == nil {
-            PartialFile.remove(working.partial)
-            PartialFile.remove(working.record)
-        }
-        var attempts = 0
+        if record == nil { PartialFile.remove(working.partial, working.record) }
+        var policy = retryPolicy ?? configuration.retryPolicy
+        if let cap = options.maximumAttempts { policy.maximumAttempts = max(1, min(policy.maximumAttempts, cap)) }
+        let disk = NIOLockedValueBox(DiskState(record: record))
+        // One call sends the attempts, so the retry policy and the call's deadline govern the
+        // resumes as they govern any retry. A second pass starts from zero, once, when what
+        // was on disk (or in the cache) did not continue into what the server sent.
+        var passes = 0
         while true {
-            attempts += 1
-            let onDisk = record == nil ? 0 : (PartialFile.length(of: working.partial) ?? 0)
-            let offset = record?.validator == nil ? 0 : onDisk
-            var attempt = request
-            attempt.isFileDownload = true
-            attempt.reportsReceived = { received, expected in
-                reporter.received(offset + received, of: expected.map { offset + $0 })
-            }
-            if offset > 0, let validator = record?.validator {
-                attempt.headers.set(name: "Range", value: "bytes=\(offset)-")
-                attempt.headers.set(name: "If-Range", value: validator)
-            }
-            let disk = NIOLockedValueBox(DiskState(record: record, offset: offset))
-            // Only the first attempt of a download with nothing on disk looks in the cache.
-            let startsFromCache = attempts == 1 && offset == 0 && cache != nil
+            passes += 1
             do {
-                try Task.checkCancellation()
-                let attemptNumber = attempts
-                let outcome = try await performStreaming(id: attempt.id, validators: [], retryPolicy: CourierRetryPolicy.none) { streamed in
-                    var current = disk.withLockedValue { $0 }
-                    defer { disk.withLockedValue { [current] in $0 = current } }
-                    return try await self.receive(
-                        streamed, requestURL: request.url, offset: current.offset, record: &current.record, destination: destination,
-                        working: working, options: options, reporter: reporter, attempts: attemptNumber
-                    )
-                } send: { sent, sink in
-                    guard startsFromCache else { return try await self.exchange(sent) { try await sink.consume($0) } }
-                    return try await self.sendFromCache(sent, sink: sink, requestURL: request.url, disk: disk, destination: destination, working: working)
-                } build: { () throws(CourierError) in
-                    attempt
-                }
-                record = disk.withLockedValue { $0.record }
+                let outcome = try await downloadPass(
+                    request, disk: disk, destination: destination, working: working, options: options, reporter: reporter, policy: policy
+                )
                 switch outcome {
                 case .finished(let result):
                     return result
                 case .startOver:
-                    record = nil
-                    PartialFile.remove(working.partial)
-                    PartialFile.remove(working.record)
-                    guard attempts < options.maximumAttempts else {
-                        throw CourierError(.resumeMismatch, "The server refused to continue the partial file and attempts ran out; download again.", url: request.url)
+                    disk.withLockedValue { $0.record = nil }
+                    PartialFile.remove(working.partial, working.record)
+                    guard passes < 2 else {
+                        throw CourierError(.resumeMismatch, "The server refused to continue the partial file, and again after starting over; download again.", url: request.url)
                     }
                 }
             } catch {
                 let state = disk.withLockedValue { $0 }
-                record = state.record
                 let failure = CourierClient.classify(error, url: request.url)
                 let kind = (failure as? CourierError)?.kind
-                if state.fromCache, kind == .resumeMismatch || kind == .integrityCheckFailed, attempts < max(1, options.maximumAttempts) {
+                let mismatch = kind == .resumeMismatch || kind == .integrityCheckFailed
+                if mismatch || kind == .responseTooLarge {
+                    disk.withLockedValue { $0.record = nil }
+                    PartialFile.remove(working.partial, working.record)
                     // The stored bytes did not continue into what the server sent: start again
                     // from the server alone.
-                    record = nil
-                    PartialFile.remove(working.partial)
-                    PartialFile.remove(working.record)
-                    continue
+                    if state.fromCache, mismatch, passes < 2 { continue }
                 }
-                if kind == .resumeMismatch || kind == .integrityCheckFailed || kind == .responseTooLarge {
-                    PartialFile.remove(working.partial)
-                    PartialFile.remove(working.record)
-                    throw failure
+                throw failure
+            }
+        }
+    }
+
+    /// One call on the request path for a download: every attempt continues from what the
+    /// last left on disk (`Range` with `If-Range`), as the retry policy allows.
+    private func downloadPass(
+        _ request: CourierHTTPRequest, disk: NIOLockedValueBox<DiskState>, destination: DownloadDestination,
+        working: (partial: URL, record: URL), options: DownloadOptions, reporter: ProgressReporter, policy: CourierRetryPolicy
+    ) async throws -> AttemptOutcome {
+        try await performStreaming(id: request.id, validators: [], retryPolicy: policy, resumes: true) { streamed in
+            var current = disk.withLockedValue { $0 }
+            defer { disk.withLockedValue { [current] in $0.record = current.record } }
+            return try await self.receive(
+                streamed, requestURL: request.url, offset: current.offset, record: &current.record, destination: destination,
+                working: working, options: options, reporter: reporter, attempts: current.attempts
+            )
+        } prepare: { attempt in
+            // What the last attempt left on disk decides where this one starts.
+            let offset = disk.withLockedValue { state -> Int64 in
+                state.attempts += 1
+                state.fromCache = false
+                let onDisk = state.record == nil ? 0 : (PartialFile.length(of: working.partial) ?? 0)
+                state.offset = state.record?.validator == nil ? 0 : onDisk
+                if state.offset > 0, let validator = state.record?.validator {
+                    attempt.headers.set(name: "Range", value: "bytes=\(state.offset)-")
+                    attempt.headers.set(name: "If-Range", value: validator)
                 }
-                if var kept = record {
+                return state.offset
+            }
+            attempt.isFileDownload = true
+            attempt.reportsReceived = { received, expected in
+                reporter.received(offset + received, of: expected.map { offset + $0 })
+            }
+        } send: { sent, sink in
+            // Only the first attempt of a download with nothing on disk looks in the cache.
+            let startsFromCache = self.cache != nil && disk.withLockedValue { $0.attempts == 1 && $0.offset == 0 }
+            do {
+                guard startsFromCache else { return try await self.exchange(sent) { try await sink.consume($0) } }
+                return try await self.sendFromCache(sent, sink: sink, requestURL: request.url, disk: disk, destination: destination, working: working)
+            } catch {
+                // Kept for the next attempt, or for a later call.
+                if var kept = disk.withLockedValue({ $0.record }) {
                     kept.bytesReceived = PartialFile.length(of: working.partial) ?? 0
                     try? kept.save(to: working.record)
                 }
-                let resumable = kind == .connectionFailed || kind == .timeout
-                guard resumable, attempts < max(1, options.maximumAttempts), !Task.isCancelled else { throw failure }
+                throw error
             }
+        } build: { () throws(CourierError) in
+            request
         }
     }
 
@@ -182,7 +198,11 @@ extension CourierClient {
             case .prefix(let prefix):
                 // A prefix that cannot be written is not used: the server sends the whole file.
                 if let record = try? seed(working, with: prefix, requestURL: requestURL, fileURL: attempt.url, destination: destination) {
-                    disk.withLockedValue { $0 = DiskState(record: record, offset: record.bytesReceived, fromCache: true) }
+                    disk.withLockedValue {
+                        $0.record = record
+                        $0.offset = record.bytesReceived
+                        $0.fromCache = true
+                    }
                     attempt.headers.set(name: "Range", value: "bytes=\(record.bytesReceived)-")
                     attempt.headers.set(name: "If-Range", value: prefix.entityTag)
                 }

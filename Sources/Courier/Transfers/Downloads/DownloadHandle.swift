@@ -152,7 +152,9 @@ extension CourierClient {
                 if Task.isCancelled {
                     throw CourierError(.cancelled, "The download was cancelled while paused; its partial file was kept.", url: built.url)
                 }
-                let attempt = Task { try await self.download(built, to: destination, options: options, reporter: reporter) }
+                let attempt = Task {
+                    try await self.download(built, to: destination, options: options, reporter: reporter, retryPolicy: request.retryPolicy)
+                }
                 do {
                     return try await control.run(attempt)
                 } catch {

@@ -7,9 +7,15 @@ public struct DownloadOptions: Sendable {
     /// to the same destination are continued (the default). When `false` they are discarded
     /// and the download starts from zero.
     public var resumesPartialDownload: Bool = true
-    /// How many times in all the download is attempted: after a dropped connection or a
-    /// timeout, it resumes from the bytes already on disk until this many attempts were made.
-    public var maximumAttempts: Int = 5
+    /// At most how many attempts in all, whatever the retry policy allows; `nil` (the default)
+    /// leaves it to the retry policy.
+    ///
+    /// A download is retried by the retry policy like any request (the request's
+    /// ``CourierRequest/retryPolicy``, else the client's, which retries nothing by default):
+    /// after a dropped connection, a timeout or a retryable status it resumes from the bytes
+    /// already on disk, with the policy's backoff and `Retry-After`, within the request's
+    /// timeout.
+    public var maximumAttempts: Int?
     /// The largest file accepted, in bytes; `nil` (the default) for no limit. A larger
     /// announced length fails before any of the body is written, a body that grows past it
     /// fails as it does; either way with ``CourierError/Kind/responseTooLarge``, and the partial
@@ -25,7 +31,7 @@ public struct DownloadOptions: Sendable {
     public init(
         overwritesExistingFile: Bool = false,
         resumesPartialDownload: Bool = true,
-        maximumAttempts: Int = 5,
+        maximumAttempts: Int? = nil,
         maximumBytes: Int64? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) {

@@ -85,9 +85,9 @@ final class PartialFile {
         FileStatus(path: url.path) != nil
     }
 
-    /// Removes the file or link at `url`, if any.
-    static func remove(_ url: URL) {
-        _ = unlink(url.path)
+    /// Removes the files or links at `urls`, where there are any.
+    static func remove(_ urls: URL...) {
+        for url in urls { _ = unlink(url.path) }
     }
 
     /// Moves the complete file at `partial` to `destination`. Without `overwrite`, an existing

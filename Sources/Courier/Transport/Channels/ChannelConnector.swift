@@ -7,8 +7,9 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-/// Opens the connections of ``ChannelTransport``: TCP, then TLS verified by a
-/// ``TrustEvaluator`` inside the handshake, then HTTP/1.1.
+/// Opens the connections of ``ChannelTransport``: TCP (through the proxy's tunnel when one is
+/// configured), then TLS verified by a ``TrustEvaluator`` inside the handshake, then HTTP/2 or
+/// HTTP/1.1, as ALPN chose (HTTP/2 offered first, as AsyncHTTPClient and curl offer it).
 ///
 /// NIOSSL's custom verification callback replaces BoringSSL's verification with Courier's:
 /// the chain is built and checked against the host's roots and pins, and the handshake fails
@@ -42,39 +43,45 @@ final class ChannelConnector: Sendable {
         let serverName = TrustEvaluator.isAddress(name) ? nil : name
         let configuration = self.configuration
         // Each connection attempt (one per address of the host) has its own handshake.
-        let attempts = NIOLockedValueBox<[ObjectIdentifier: (channel: any Channel, handshake: EventLoopFuture<Void>, fault: Connection.Fault)]>([:])
+        let attempts = NIOLockedValueBox<[ObjectIdentifier: (channel: any Channel, handshake: EventLoopFuture<NegotiatedProtocol>, fault: Connection.Fault)]>([:])
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(limit.remaining)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let tls = try NIOSSLClientHandler(
-                        context: prepared.context, serverHostname: serverName,
-                        customVerificationCallbackWithMetadata: ChannelConnector.verification(
-                            prepared.evaluator, host: name, rejection: rejection
-                        )
-                    )
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(tls)
-                    try sync.addHTTPClientHandlers()
-                    try StatusCodeGuard.install(on: channel)
-                    // Bodies are decoded by ExchangeHandler (ContentDecoder).
-                    if let read = configuration.readTimeout {
-                        try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(read.nanoseconds)))
-                    }
-                    let handshake = channel.eventLoop.makePromise(of: Void.self)
+                    let handshake = channel.eventLoop.makePromise(of: NegotiatedProtocol.self)
                     let fault = Connection.Fault(nil)
                     attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (channel, handshake.futureResult, fault) }
-                    try sync.addHandler(
-                        ExchangeHandler(
-                            handshake: handshake, handshakeDeadline: limit.end,
-                            readTimeout: configuration.readTimeout.map { .nanoseconds($0.nanoseconds) }, fault: fault
-                        ))
+                    // TLS to the origin, verified inside the handshake, then its protocol.
+                    let secure: (any Channel) throws -> Void = { channel in
+                        let tls = try NIOSSLClientHandler(
+                            context: prepared.context, serverHostname: serverName,
+                            customVerificationCallbackWithMetadata: ChannelConnector.verification(
+                                prepared.evaluator, host: name, rejection: rejection
+                            )
+                        )
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(tls)
+                        try sync.addHandler(
+                            HandshakeHandler(promise: handshake, deadline: limit.end, fault: fault) { channel, negotiated in
+                                if negotiated == "h2" { return .http2(try HTTP2Streams.configure(channel, readTimeout: configuration.readTimeout)) }
+                                try ChannelConnector.configureHTTP1(channel, readTimeout: configuration.readTimeout, fault: fault)
+                                return .http1
+                            })
+                    }
+                    guard let proxy = configuration.proxy else { return try secure(channel) }
+                    try channel.pipeline.syncOperations.addHandler(
+                        ProxyTunnelHandler(
+                            host: name, port: port, proxy: proxy, deadline: limit.end, next: secure,
+                            failure: { error in
+                                fault.withLockedValue { $0 = $0 ?? error }
+                                handshake.fail(error)
+                            }))
                 }
             }
         do {
             let channel = try await withTaskCancellationHandler {
-                try await bootstrap.connect(host: host, port: port).get()
+                try await bootstrap.connect(host: configuration.proxy?.host ?? host, port: configuration.proxy?.port ?? port).get()
             } onCancel: {
                 attempts.withLockedValue { started in
                     for attempt in started.values { attempt.channel.close(promise: nil) }
@@ -87,8 +94,9 @@ final class ChannelConnector: Sendable {
                 channel.close(promise: nil)
                 throw ExchangeClosed()
             }
+            let negotiated: NegotiatedProtocol
             do {
-                try await withTaskCancellationHandler {
+                negotiated = try await withTaskCancellationHandler {
                     try await handshake.get()
                 } onCancel: {
                     channel.close(promise: nil)
@@ -98,9 +106,14 @@ final class ChannelConnector: Sendable {
                 throw error
             }
             try Task.checkCancellation()
-            return Connection(channel: channel, fault: fault)
+            switch negotiated {
+            case .http1: return Connection(channel: channel, fault: fault, streams: nil)
+            case .http2(let streams): return Connection(channel: channel, fault: fault, streams: streams)
+            }
         } catch let timeout as HandshakeTimeout {
             throw limit.error(timeout, host: host)
+        } catch let refusal as ProxyTunnelHandler.Refusal {
+            throw refusal.error(host: host, port: port, proxy: configuration.proxy)
         } catch {
             if Task.isCancelled { throw CancellationError() }
             guard let reason = rejection.withLockedValue({ $0 }) else {
@@ -113,6 +126,19 @@ final class ChannelConnector: Sendable {
             failure.requestMayHaveBeenSent = false
             throw failure
         }
+    }
+
+    /// Sets `channel` up for HTTP/1.1 after its handshake: codec, status guard, read timeout,
+    /// and the ``ExchangeHandler`` that hands each response to its exchange. Call on its loop.
+    private static func configureHTTP1(_ channel: any Channel, readTimeout: Duration?, fault: Connection.Fault) throws {
+        let sync = channel.pipeline.syncOperations
+        try sync.addHTTPClientHandlers()
+        try StatusCodeGuard.install(on: channel)
+        // Bodies are decoded by ExchangeHandler (ContentDecoder).
+        if let readTimeout {
+            try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(readTimeout.nanoseconds)))
+        }
+        try sync.addHandler(ExchangeHandler(readTimeout: readTimeout.map { .nanoseconds($0.nanoseconds) }, fault: fault))
     }
 
     /// The callback NIOSSL runs once per handshake with the certificates the server sent.
@@ -140,6 +166,7 @@ final class ChannelConnector: Sendable {
         if let ready = prepared.withLockedValue({ $0[settings] }) { return ready }
         var tls = configuration.minimumTLSVersion.clientConfiguration()
         tls.certificateVerification = .fullVerification
+        tls.applicationProtocols = ["h2", "http/1.1"]
         if let identity = settings.identity {
             let (chain, key) = try ChannelConnector.load(identity)
             tls.certificateChain = chain.map { .certificate($0) }
@@ -181,12 +208,15 @@ final class ChannelConnector: Sendable {
     }
 }
 
-/// A connection of ``ChannelTransport``, and the error that ended it once one did.
+/// A connection of ``ChannelTransport`` (or one stream of an HTTP/2 connection), and the error
+/// that ended it once one did.
 struct Connection: Sendable {
     typealias Fault = NIOLockedValueBox<(any Error)?>
 
     let channel: any Channel
     let fault: Fault
+    /// The streams of an HTTP/2 connection; `nil` for HTTP/1.1, and for a stream itself.
+    let streams: HTTP2Streams?
 
     /// What ended the connection, when `error` only says that it is closed.
     func cause(of error: any Error) -> any Error {

@@ -1,7 +1,8 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The idle connections of ``ChannelTransport``, by origin and TLS settings.
+/// The connections of ``ChannelTransport``, by origin and TLS settings: idle HTTP/1.1
+/// connections, and the HTTP/2 connection each key's new streams go to.
 ///
 /// A connection is only ever handed back out under the key it was opened with, so one
 /// verified under some trust roots, pins or client certificate never carries a request made
@@ -19,9 +20,20 @@ final class ChannelPool: Sendable {
         var since: ContinuousClock.Instant
     }
 
+    /// An HTTP/2 connection, its streams in flight, and when the last one ended.
+    private struct Multiplexed {
+        var connection: Connection
+        var key: Key
+        var streams: Int
+        var since: ContinuousClock.Instant
+    }
+
     private struct State {
         var idle: [Key: [Idle]] = [:]
         var open: [ObjectIdentifier: Connection] = [:]
+        var multiplexed: [ObjectIdentifier: Multiplexed] = [:]
+        /// The HTTP/2 connection of each key that new streams go to.
+        var current: [Key: ObjectIdentifier] = [:]
         var isShutDown = false
     }
 
@@ -34,12 +46,23 @@ final class ChannelPool: Sendable {
         self.idleTimeout = idleTimeout
     }
 
-    /// An idle connection for `key` that is still open, or `nil`. Connections that closed or
+    /// A connection for `key` that is still open, or `nil`: the key's HTTP/2 connection (one
+    /// more stream counted on it), else an idle HTTP/1.1 one. Connections that closed or
     /// stayed idle too long are dropped on the way.
     func take(_ key: Key) throws(CourierError) -> (Connection)? {
         let now = ContinuousClock.now
+        let idleTimeout = self.idleTimeout
         let (found, stale) = state.withLockedValue { state -> ((Connection)?, [Connection]) in
             var stale: [Connection] = []
+            if let id = state.current[key], var entry = state.multiplexed[id] {
+                if entry.connection.channel.isActive, entry.streams > 0 || now - entry.since < idleTimeout {
+                    entry.streams += 1
+                    state.multiplexed[id] = entry
+                    return (entry.connection, stale)
+                }
+                state.current[key] = nil
+                if entry.streams == 0 { stale.append(entry.connection) }
+            }
             while let entry = state.idle[key]?.popLast() {
                 if entry.connection.channel.isActive, now - entry.since < idleTimeout { return (entry.connection, stale) }
                 stale.append(entry.connection)
@@ -53,13 +76,18 @@ final class ChannelPool: Sendable {
         return found
     }
 
-    /// Tracks a newly opened connection until it closes; closes it at once after shutdown.
-    func opened(_ connection: Connection) throws(CourierError) {
+    /// Tracks a newly opened connection for `key` until it closes, with one stream counted
+    /// when it speaks HTTP/2; closes it at once after shutdown.
+    func opened(_ connection: Connection, key: Key) throws(CourierError) {
         let channel = connection.channel
         let id = ObjectIdentifier(channel)
         let accepted = state.withLockedValue { state in
             guard !state.isShutDown else { return false }
             state.open[id] = connection
+            if connection.streams != nil {
+                state.multiplexed[id] = Multiplexed(connection: connection, key: key, streams: 1, since: .now)
+                if state.current[key] == nil { state.current[key] = id }
+            }
             return true
         }
         guard accepted else {
@@ -69,13 +97,30 @@ final class ChannelPool: Sendable {
         channel.closeFuture.whenComplete { [state] _ in
             state.withLockedValue { state in
                 state.open[id] = nil
+                if let entry = state.multiplexed.removeValue(forKey: id), state.current[entry.key] == id {
+                    state.current[entry.key] = nil
+                }
                 for key in state.idle.keys { state.idle[key]?.removeAll { $0.connection.channel === channel } }
             }
         }
     }
 
-    /// Returns a connection whose exchange ended; it is kept when `reusable` and there is room.
+    /// Returns a connection whose exchange ended. An HTTP/1.1 connection is kept when
+    /// `reusable` and there is room; an HTTP/2 one has a stream fewer, and is closed once it
+    /// has none and new streams go elsewhere.
     func release(_ connection: Connection, key: Key, reusable: Bool) {
+        if connection.streams != nil {
+            let id = ObjectIdentifier(connection.channel)
+            let unused = state.withLockedValue { state -> Bool in
+                guard var entry = state.multiplexed[id] else { return false }
+                entry.streams -= 1
+                entry.since = .now
+                state.multiplexed[id] = entry
+                return entry.streams == 0 && (state.isShutDown || state.current[key] != id)
+            }
+            if unused { connection.channel.close(promise: nil) }
+            return
+        }
         let kept =
             reusable && connection.channel.isActive
             && state.withLockedValue { state in
@@ -91,6 +136,7 @@ final class ChannelPool: Sendable {
         let channels = state.withLockedValue { state in
             state.isShutDown = true
             state.idle = [:]
+            state.current = [:]
             return Array(state.open.values)
         }
         for connection in channels {

@@ -4,9 +4,10 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The transport of https hosts with TLS settings of their own (custom roots, pins, a client
-/// certificate): HTTP/1.1 over connections it opens and verifies itself (see
-/// ``ChannelConnector``), kept alive and reused per origin and settings (see ``ChannelPool``).
+/// The transport of https hosts with pins: HTTP/2 or HTTP/1.1, as ALPN chose, over
+/// connections it opens and verifies itself inside the handshake (see ``ChannelConnector``),
+/// kept and reused per origin and settings (see ``ChannelPool``); an HTTP/2 connection
+/// carries every exchange of its key at once, each on a stream of its own.
 final class ChannelTransport: Sendable {
     let connector: ChannelConnector
     private let pool: ChannelPool
@@ -59,17 +60,26 @@ final class ChannelTransport: Sendable {
         let attempts = request.isReplayable ? 2 : 1
         for attempt in 1...attempts {
             let (connection, reused) = try await lease(key, url: request.url, timeout: request.timeout, deadline: deadline)
-            let exchange = Exchange(connection: connection, request: request, start: start, decompression: decompression)
+            let carrier: Connection
+            do {
+                carrier = try await connection.streams?.open() ?? connection
+            } catch {
+                pool.release(connection, key: key, reusable: false)
+                if reused && attempt < attempts { continue }
+                throw ChannelTransport.map(connection.cause(of: error), url: request.url, timeout: request.timeout)
+            }
+            let exchange = Exchange(connection: carrier, request: request, start: start, decompression: decompression)
             let head: HTTPResponseHead
             do {
                 head = try await exchange.run(deadline: deadline)
             } catch {
                 _ = await exchange.end()
+                if connection.streams != nil { exchange.channel.close(promise: nil) }
                 pool.release(connection, key: key, reusable: false)
                 if error.beforeResponse && reused && attempt < attempts { continue }
                 throw ChannelTransport.map(error.underlying, url: request.url, timeout: request.timeout)
             }
-            return try await finish(exchange, head: head, key: key, body: body)
+            return try await finish(exchange, head: head, connection: connection, key: key, body: body)
         }
         var closed = CourierError(.connectionFailed, "The server closed the connection before the response; retry, or check the server's logs.", url: request.url)
         closed.connectionFailure = .emptyReply
@@ -87,7 +97,7 @@ final class ChannelTransport: Sendable {
         if let idle = try pool.take(key) { return (idle, true) }
         do {
             let connection = try await connector.connect(host: key.host, port: key.port, settings: key.settings, deadline: deadline)
-            try pool.opened(connection)
+            try pool.opened(connection, key: key)
             return (connection, false)
         } catch {
             var mapped = ChannelTransport.map(error, url: url, timeout: timeout)
@@ -97,7 +107,8 @@ final class ChannelTransport: Sendable {
     }
 
     nonisolated(nonsending) private func finish<Result: Sendable>(
-        _ exchange: Exchange, head: HTTPResponseHead, key: ChannelPool.Key, body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+        _ exchange: Exchange, head: HTTPResponseHead, connection: Connection, key: ChannelPool.Key,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let url = exchange.request.url
         let timeout = exchange.request.timeout
@@ -116,7 +127,9 @@ final class ChannelTransport: Sendable {
             outcome = .failure(error)
         }
         let reusable = await exchange.end()
-        pool.release(exchange.connection, key: key, reusable: reusable)
+        // A stream is never used twice; closing one that already ended does nothing.
+        if connection.streams != nil { exchange.channel.close(promise: nil) }
+        pool.release(connection, key: key, reusable: reusable)
         return try outcome.get()
     }
 
@@ -132,12 +145,15 @@ final class ChannelTransport: Sendable {
     static func map(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
         switch error {
         case is ExchangeTimeout:
-            return CourierError(.timeout, "The server stopped sending data for longer than the read timeout; raise it for slow endpoints.", url: url, underlyingError: error)
+            var timedOut = CourierError(.timeout, "The server stopped sending data for longer than the read timeout; raise it for slow endpoints.", url: url, underlyingError: error)
+            timedOut.responseStarted = responseStarted
+            return timedOut
         case is ExchangeClosed:
             var closed = CourierError(
                 .connectionFailed, "The server closed the connection before the response was complete; retry, or check the server's logs.", url: url, underlyingError: error
             )
             closed.connectionFailure = responseStarted ? .cutShort : .emptyReply
+            closed.responseStarted = responseStarted
             return closed
         default:
             return CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)

@@ -2,10 +2,9 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOTLS
 
-/// The last handler of a connection of ``ChannelTransport``: reports the end of the TLS
-/// handshake, then hands each response to the ``BodyHandoff`` of its exchange.
+/// The last handler of an HTTP/1.1 connection of ``ChannelTransport``, or of one stream of an
+/// HTTP/2 connection: hands each response to the ``BodyHandoff`` of its exchange.
 ///
 /// Reads are held while the reader has not taken the last body piece, so a slow reader slows
 /// the server down instead of filling memory. All state is confined to the channel's loop.
@@ -24,10 +23,6 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let decompression: Decompression
     }
 
-    private var handshake: EventLoopPromise<Void>?
-    /// When the handshake must have finished, and the timer that enforces it.
-    private let handshakeDeadline: NIODeadline
-    private var handshakeTimer: Scheduled<Void>?
     /// The read timeout, and when the current exchange started: the idle handler counts
     /// silence from the connection's last read, which on a reused connection may be long
     /// before this request was sent.
@@ -43,22 +38,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readDeferred = false
     private var isRemoved = false
 
-    init(handshake: EventLoopPromise<Void>, handshakeDeadline: NIODeadline, readTimeout: TimeAmount?, fault: Connection.Fault) {
-        self.handshake = handshake
-        self.handshakeDeadline = handshakeDeadline
+    init(readTimeout: TimeAmount?, fault: Connection.Fault) {
         self.readTimeout = readTimeout
         self.fault = fault
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        handshakeTimer = context.eventLoop.scheduleTask(deadline: handshakeDeadline) {
-            let (handler, context) = bound.value
-            guard handler.handshake != nil else { return }
-            handler.fault.withLockedValue { $0 = $0 ?? HandshakeTimeout() }
-            handler.abandon(HandshakeTimeout())
-            if !handler.isRemoved { context.close(promise: nil) }
-        }
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -73,12 +55,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let tls = event as? TLSUserEvent, case .handshakeCompleted = tls {
-            handshakeTimer?.cancel()
-            handshakeTimer = nil
-            handshake?.succeed()
-            handshake = nil
-        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil,
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil,
             readTimeout.map({ NIODeadline.now() - exchangeStart >= $0 }) ?? true
         {
             // Silent for the whole read timeout since the request went out, not only since a
@@ -184,10 +161,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        // Also a connection attempt that lost the race to another address, or never connected.
         isRemoved = true
-        handshakeTimer?.cancel()
-        handshakeTimer = nil
         if !responseComplete { abandon(ExchangeClosed()) }
         keepAlive = false
     }
@@ -208,11 +182,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if !isRemoved { context.close(promise: nil) }
     }
 
-    /// Fails the handshake and the exchange still waiting, if any, with `error`.
+    /// Fails the exchange still waiting, if any, with `error`.
     private func abandon(_ error: any Error) {
         queue.removeAll()
-        handshake?.fail(error)
-        handshake = nil
         if let exchange {
             self.exchange = nil
             exchange.finished.succeed(false)

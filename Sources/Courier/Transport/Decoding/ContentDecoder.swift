@@ -5,12 +5,13 @@ import NIOCore
 /// of the order `Content-Encoding` lists them: `gzip, gzip` is inflated twice.
 ///
 /// Made per response on the loop that delivers it, and used there only. A response that has
-/// no body (to HEAD, 1xx, 204, 304) gets no decoder, whatever its fields announce. A coding
-/// Courier cannot undo fails the response with ``CourierError/Kind/unsupportedContentEncoding``
-/// rather than handing over bytes that are not the body; a body that grows more than the
-/// ratio limit fails with ``CourierError/Kind/decompressionLimitExceeded``; one that ends
-/// inside a compressed stream, or is not what its coding says, with
-/// ``CourierError/Kind/malformedResponse``.
+/// no body (to HEAD, 1xx, 204, 304) gets no decoder, whatever its fields announce. A response
+/// that lists a coding Courier cannot undo (or more layers than it undoes) gets none either:
+/// its body is delivered as received, `Content-Encoding` intact, as curl, OkHttp and
+/// AsyncHTTPClient deliver it, so that no byte a peer would hand over is lost. An empty body
+/// is empty in any coding. A body that grows more than the ratio limit fails with
+/// ``CourierError/Kind/decompressionLimitExceeded``; one that ends inside a compressed stream,
+/// or is not what its coding says, with ``CourierError/Kind/malformedResponse``.
 final class ContentDecoder {
     /// The layers in the order they are undone: the coding listed last was applied last, so
     /// it comes first.
@@ -31,35 +32,38 @@ final class ContentDecoder {
         !(method == "HEAD" || (100..<200).contains(status) || status == 204 || status == 304)
     }
 
-    /// The decoder for a response with these `Content-Encoding` values, or `nil` when there is
-    /// nothing to undo: no coding, only `identity`, decompression off, or no body.
+    /// The most layers undone; a response that lists more is delivered as received.
+    static let maximumLayers = 8
+
+    /// The codings Courier undoes.
+    static let decodedCodings: Set<String> = ["gzip", "x-gzip", "deflate"]
+
+    /// The decoder for a response with these `Content-Encoding` values, or `nil` when its body
+    /// is delivered as received: no coding, only `identity`, decompression off, no body, a
+    /// coding Courier cannot undo, or more than ``maximumLayers`` layers.
     static func make(
         encodings: [String], method: String, status: Int, decompression: Decompression, url: URL
     ) throws(CourierError) -> ContentDecoder? {
-        guard case .enabled(let ratio) = decompression, hasBody(method: method, status: status) else { return nil }
-        let codings = FieldList.elements(encodings).map { $0.lowercased() }.filter { $0 != "identity" }
-        guard !codings.isEmpty else { return nil }
-        guard codings.count <= 8 else {
-            throw CourierError(.unsupportedContentEncoding, "The response lists \(codings.count) content codings; Courier undoes at most 8 layers.", url: url)
-        }
+        guard case .enabled(let ratio) = decompression, hasBody(method: method, status: status),
+            let codings = decodable(encodings)
+        else { return nil }
         var layers: [Inflater] = []
         for coding in codings.reversed() {
-            switch coding {
-            case "gzip", "x-gzip", "deflate":
-                do {
-                    layers.append(try Inflater(allowsRaw: coding == "deflate"))
-                } catch {
-                    throw CourierError(.transport, "The decompressor could not be set up.", url: url)
-                }
-            default:
-                throw CourierError(
-                    .unsupportedContentEncoding,
-                    "The response is encoded with \"\(coding)\", which Courier cannot decode (it asks for gzip and deflate only); ask the server for another coding, or turn decompression off to get the bytes as sent.",
-                    url: url
-                )
+            do {
+                layers.append(try Inflater(allowsRaw: coding == "deflate"))
+            } catch {
+                throw CourierError(.transport, "The decompressor could not be set up.", url: url)
             }
         }
         return ContentDecoder(layers: layers, maximumRatio: max(1, ratio), url: url)
+    }
+
+    /// The codings `encodings` lists, lower-cased and without `identity`, when Courier undoes
+    /// every one of them; `nil` when there is nothing to undo or something it cannot undo.
+    static func decodable(_ encodings: [String]) -> [String]? {
+        let codings = FieldList.elements(encodings).map { $0.lowercased() }.filter { $0 != "identity" }
+        guard !codings.isEmpty, codings.count <= maximumLayers, codings.allSatisfy(decodedCodings.contains) else { return nil }
+        return codings
     }
 
     /// The decoded bytes of the next piece of the body; may be empty.
@@ -87,9 +91,10 @@ final class ContentDecoder {
         return current
     }
 
-    /// Checks that every layer ended where the body did.
+    /// Checks that every layer ended where the body did; an empty body is empty in any coding
+    /// (curl, browsers and AsyncHTTPClient deliver it so).
     func finish() throws(CourierError) {
-        guard layers.allSatisfy(\.isFinished) else {
+        guard compressedBytes == 0 || layers.allSatisfy(\.isFinished) else {
             throw CourierError(.malformedResponse, "The compressed response body ended before its compressed stream did; it was cut short.", url: url)
         }
     }

@@ -445,6 +445,16 @@ extension Samples {
     static func uploadsAndDownloads9(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
+        var request = CourierRequest<Void>(path: "/videos/launch.mp4")
+        request.retryPolicy = .retries(4)
+        let saved = try await client.download(request, to: .file(URL(fileURLWithPath: "/var/videos/launch.mp4")))
+        print("\(saved.bytes) bytes in \(saved.attempts) attempts")
+    }
+
+    /// Sources/Courier/Courier.docc/UploadsAndDownloads.md, sample 10
+    static func uploadsAndDownloads10(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
         let handle = client.startDownload(
             CourierRequest<Void>(path: "/videos/launch.mp4"),
             to: .file(URL(fileURLWithPath: "/var/videos/launch.mp4"))
@@ -454,8 +464,8 @@ extension Samples {
         let video = try await handle.value
     }
 
-    /// Sources/Courier/Courier.docc/UploadsAndDownloads.md, sample 10
-    static func uploadsAndDownloads10(_ context: SampleContext) async throws {
+    /// Sources/Courier/Courier.docc/UploadsAndDownloads.md, sample 11
+    static func uploadsAndDownloads11(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
         let exportFile = context.exportFile

@@ -126,7 +126,7 @@ struct FailureMessage {
         case .unusableMaterial?:
             return "a certificate or key for \(host) could not be used (check the --cert, --key or --p12 file and its password)"
         case .unsupportedVersion?:
-            return "\(host) speaks only a TLS version older than the minimum, TLS 1.2 (have the server upgraded, or for a legacy server you trust, give --tls-min 1.1)"
+            return "\(host) and courier share no TLS version: the server's newest is older than the oldest courier accepts (TLS 1.2 unless --tls-min says otherwise; for a legacy server you trust, give --tls-min 1.1)"
         default:
             return "the TLS handshake with \(host) failed (check that the server speaks TLS on that port)"
         }

@@ -34,7 +34,15 @@ struct Output: Sendable {
     }
 
     static let standard = Output(
-        out: { FileHandle.standardOutput.write($0) },
+        out: { data in
+            // A reader that went away (`courier … | head -1`) ends the command as curl ends:
+            // quietly, with its write-error status, never with a trap.
+            do {
+                try FileHandle.standardOutput.write(contentsOf: data)
+            } catch {
+                exit(ExitStatus.writeError.rawValue)
+            }
+        },
         error: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
         progress: isatty(STDERR_FILENO) == 1 ? redrawOnStandardError : nil,
         standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1

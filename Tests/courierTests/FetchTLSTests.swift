@@ -46,7 +46,7 @@ struct FetchTLSTests {
         try await TestServer.withServer(tls: tls) { server in
             let refused = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile)
             #expect(refused.status == 35)
-            #expect(refused.stderr.hasPrefix("courier: 127.0.0.1:\(server.port) speaks only a TLS version older than the minimum"), "\(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("courier: 127.0.0.1:\(server.port) and courier share no TLS version"), "\(refused.stderr)")
             #expect(refused.stderr.contains("--tls-min"))
             let lowered = await courier("fetch", "--connect-timeout", "120", server.url("/get").absoluteString, "--cacert", files.caFile, "--tls-min", "1.1")
             #expect(lowered.status == 0, "\(lowered.stderr)")

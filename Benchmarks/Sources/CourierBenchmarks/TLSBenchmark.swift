@@ -19,7 +19,7 @@ struct TLSBenchmark {
     let options: Options
 
     enum Contender: String, CaseIterable {
-        case ahcFutures = "AsyncHTTPClient (EventLoopFuture), custom CA"
+        case ahcFutures = "AsyncHTTPClient (EventLoopFuture API, awaited), custom CA"
         case ahcAsync = "AsyncHTTPClient (async/await), custom CA"
         case courierRoots = "Courier, custom CA (AsyncHTTPClient, a TLS configuration of its own)"
         case courierPinned = "Courier, pinned key (Courier's own channels)"
@@ -119,7 +119,8 @@ struct TLSBenchmark {
             let cpu = median(values.map(\.cpuMicrosecondsPerRequest))
             let rate = median(values.map(\.requestsPerSecond))
             let ratio = base.map { String(format: "  %.2f× the EventLoopFuture API's CPU", cpu / $0) } ?? ""
-            print(String(format: "  %-72@ %8.1f µs CPU  %8.0f req/s", contender.rawValue as NSString, cpu, rate) + ratio)
+            let name = contender.rawValue.padding(toLength: 72, withPad: " ", startingAt: 0)
+            print("  \(name) " + String(format: "%8.1f µs CPU  %8.0f req/s", cpu, rate) + ratio)
         }
     }
 }

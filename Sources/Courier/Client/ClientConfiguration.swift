@@ -154,10 +154,10 @@ public struct Timeouts: Sendable, Hashable {
     /// and between the parts of its body; 60 seconds by default (see
     /// ``TransportConfiguration/readTimeout``).
     public var read: Duration?
-    /// How long a whole request may take: every attempt, the waits between retries,
-    /// redirects, authentication challenges and a download's resumes; no limit by default. A
-    /// retry whose wait would end past it is not made: the last outcome is delivered. A
-    /// request's own ``CourierRequest/timeout`` takes precedence.
+    /// How long a whole request may take: every attempt, the waits for a free slot
+    /// (``Limits``) and between retries, redirects, authentication challenges and a download's
+    /// resumes; no limit by default. A retry whose wait would end past it is not made: the
+    /// last outcome is delivered. A request's own ``CourierRequest/timeout`` takes precedence.
     public var total: Duration?
 
     /// Creates timeouts.

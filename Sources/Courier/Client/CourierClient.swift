@@ -33,8 +33,10 @@ public final class CourierClient: Sendable {
     private let configurationError: CourierError?
 
     /// Creates a client with the default transport, which it owns and shuts down in
-    /// ``shutdown()``: AsyncHTTPClient, and Courier's own verified connections for https hosts
-    /// with TLS settings of their own (see ``ClientConfiguration/tls``).
+    /// ``shutdown()``: AsyncHTTPClient (with a TLS configuration of the host's own for custom
+    /// roots, client certificates and the TLS floor), and Courier's own verified connections
+    /// for pinned https hosts (see ``ClientConfiguration/tls``); HTTP/2 or HTTP/1.1 by ALPN on
+    /// both.
     public convenience init(configuration: ClientConfiguration = ClientConfiguration()) {
         let transport = RoutingTransport(
             configuration: configuration.transportConfiguration,

@@ -18,8 +18,8 @@ extension CourierClient {
     ///   - terminal: the end of the path; `nil` is the buffered one, ``respond(to:)``.
     ///   - mayRetry: whether a failure may still be retried; a streamed request may not once
     ///     its body was handed to the reader.
-    ///   - begin: given the call's retry decisions once the request is built, for a streamed
-    ///     request's sink to consult when a head arrives.
+    ///   - begin: given the call's retry decisions once the request is built, when the policy
+    ///     allows a retry at all, for a streamed request's sink to consult when a head arrives.
     ///   - prepare: changes each attempt's request before the interceptors see it (a
     ///     download's `Range` from what is on disk).
     nonisolated(nonsending) func perform<Result>(
@@ -63,11 +63,17 @@ extension CourierClient {
             move(to: .started)
             notify { $0.requestWillStart($1) }
             let policy = retryPolicy ?? configuration.retryPolicy
-            let retries = CallRetries(
-                policy: policy, repeatable: current!.method.isIdempotent || current!.headers.contains("Idempotency-Key"),
-                deadline: current!.callDeadline
-            )
-            begin(retries)
+            // A call that may not be retried (the default) needs no decisions, and pays nothing
+            // for them.
+            var retries: CallRetries?
+            if policy.maximumAttempts > 1 {
+                let decisions = CallRetries(
+                    policy: policy, repeatable: current!.method.isIdempotent || current!.headers.contains("Idempotency-Key"),
+                    deadline: current!.callDeadline
+                )
+                begin(decisions)
+                retries = decisions
+            }
             var received: CourierResponse
             if let tracing {
                 let request = current!
@@ -147,7 +153,7 @@ extension CourierClient {
     /// Runs the interceptors and `terminal`, and again after a retryable failure, as the
     /// call's `retries` and `mayRetry` allow.
     nonisolated(nonsending) private func attempt(
-        _ request: CourierHTTPRequest, retries: CallRetries, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool,
+        _ request: CourierHTTPRequest, retries: CallRetries?, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool,
         prepare: (@Sendable (inout CourierHTTPRequest) -> Void)?
     ) async throws -> CourierResponse {
         func attempted() -> CourierHTTPRequest {
@@ -156,7 +162,7 @@ extension CourierClient {
             prepare(&copy)
             return copy
         }
-        guard retries.mayRetry else { return try await run(attempted(), from: 0, terminal: terminal) }
+        guard let retries else { return try await run(attempted(), from: 0, terminal: terminal) }
         while true {
             let outcome: RetryStateMachine.Outcome
             var response: CourierResponse?

@@ -47,7 +47,7 @@ extension CourierClient {
     /// Runs a streamed request through the path, with `reader` at its end (see ``StreamSink``).
     ///
     /// `send` is the last step, after the interceptors: it answers the request by handing a
-    /// response to the sink; without it, the request goes to ``exchange(_:deliver:)``. A
+    /// response to the sink; without it, the request goes to ``hops(_:deliver:)``. A
     /// retryable status is retried before its body reaches `reader`; a failure is retried only
     /// until `reader` was handed a response, unless `resumes` (a download, whose reader picks
     /// up where the last attempt left off).
@@ -66,7 +66,7 @@ extension CourierClient {
             id: id, state: nil, validators: [], retryPolicy: retryPolicy,
             terminal: { request in
                 if let send { return try await send(request, sink) }
-                return try await self.exchange(request) { try await sink.consume($0) }
+                return try await self.hops(request) { try await sink.consume($0) }
             },
             mayRetry: { resumes || !sink.hasStarted },
             begin: { sink.consults($0) },

@@ -35,7 +35,7 @@ final class StreamSink<Result: Sendable>: Sendable {
 
     /// Validates `streamed` and hands it to the reader; returns its head for the interceptors.
     func consume(_ streamed: StreamedResponse) async throws -> CourierResponse {
-        if let retries = state.withLockedValue({ $0.retries }), retries.mayRetry,
+        if let retries = state.withLockedValue({ $0.retries }),
             retries.retriesBeforeReading(status: streamed.head.status, retryAfter: streamed.head.headers["Retry-After"])
         {
             await streamed.body.discard()

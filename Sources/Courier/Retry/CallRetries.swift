@@ -30,9 +30,6 @@ final class CallRetries: Sendable {
     /// Attempts made so far.
     var attempts: Int { state.withLockedValue { $0.machine.attempts } }
 
-    /// Whether the policy allows more than one attempt at all.
-    var mayRetry: Bool { state.withLockedValue { $0.machine.policy.maximumAttempts > 1 } }
-
     /// Decides on a response head before its body is read: `true` when the response will be
     /// retried, so that its body is discarded rather than handed to the reader.
     func retriesBeforeReading(status: Int, retryAfter: String?, now: Date = Date()) -> Bool {

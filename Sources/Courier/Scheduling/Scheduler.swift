@@ -6,7 +6,8 @@ import NIOConcurrencyHelpers
 final class Scheduler: Sendable {
     private struct Waiter {
         var continuation: CheckedContinuation<Void, any Error>?
-        var cancelled = false
+        /// Why the wait ended before a slot came: a cancellation, or the deadline.
+        var withdrawn: (any Error & Sendable)?
     }
 
     private struct Locked {
@@ -43,9 +44,14 @@ final class Scheduler: Sendable {
         locked = NIOLockedValueBox(Locked(state: state))
     }
 
+    /// The wait for a slot outlasted its deadline.
+    struct WaitExpired: Error {}
+
     /// Waits for a slot for `host`; throws `CancellationError` when the task is cancelled
-    /// while waiting.
-    nonisolated(nonsending) func acquire(host: String, priority: RequestPriority, request: CourierRequestID) async throws {
+    /// while waiting, and ``WaitExpired`` when `deadline` passes first.
+    nonisolated(nonsending) func acquire(
+        host: String, priority: RequestPriority, request: CourierRequestID, deadline: ContinuousClock.Instant? = nil
+    ) async throws {
         let (ticket, startsNow, activity) = locked.withLockedValue { locked in
             locked.nextTicket += 1
             let ticket = locked.nextTicket
@@ -59,13 +65,21 @@ final class Scheduler: Sendable {
         }
         publish(activity)
         if startsNow { return }
+        // Only a request that waits pays for the timer that bounds its wait.
+        let expiry = deadline.map { deadline in
+            Task { [weak self] in
+                try await Task.sleep(until: deadline, clock: .continuous)
+                self?.withdraw(ticket, with: WaitExpired())
+            }
+        }
+        defer { expiry?.cancel() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Result<Void, any Error>? = locked.withLockedValue { locked in
                     guard var waiter = locked.waiters[ticket] else { return .success(()) }  // already started
-                    if waiter.cancelled {
+                    if let reason = waiter.withdrawn {
                         locked.waiters[ticket] = nil
-                        return .failure(CancellationError())
+                        return .failure(reason)
                     }
                     waiter.continuation = continuation
                     locked.waiters[ticket] = waiter
@@ -74,20 +88,25 @@ final class Scheduler: Sendable {
                 if let resumeNow { continuation.resume(with: resumeNow) }
             }
         } onCancel: {
-            let (continuation, activity): (CheckedContinuation<Void, any Error>?, (Activity, [AsyncStream<Activity>.Continuation])?) = locked.withLockedValue { locked in
-                guard locked.state.cancel(id: ticket), var waiter = locked.waiters[ticket] else { return (nil, nil) }
-                locked.forget(ticket: ticket)
-                if let continuation = waiter.continuation {
-                    locked.waiters[ticket] = nil
-                    return (continuation, locked.change)
-                }
-                waiter.cancelled = true
-                locked.waiters[ticket] = waiter
-                return (nil, locked.change)
-            }
-            continuation?.resume(throwing: CancellationError())
-            if let activity { publish(activity) }
+            withdraw(ticket, with: CancellationError())
         }
+    }
+
+    /// Takes `ticket` out of the queue, if it still waits, and fails its wait with `reason`.
+    private func withdraw(_ ticket: UInt64, with reason: any Error & Sendable) {
+        let (continuation, activity): (CheckedContinuation<Void, any Error>?, (Activity, [AsyncStream<Activity>.Continuation])?) = locked.withLockedValue { locked in
+            guard locked.state.cancel(id: ticket), var waiter = locked.waiters[ticket] else { return (nil, nil) }
+            locked.forget(ticket: ticket)
+            if let continuation = waiter.continuation {
+                locked.waiters[ticket] = nil
+                return (continuation, locked.change)
+            }
+            waiter.withdrawn = reason
+            locked.waiters[ticket] = waiter
+            return (nil, locked.change)
+        }
+        continuation?.resume(throwing: reason)
+        if let activity { publish(activity) }
     }
 
     /// Gives back the slot taken by ``acquire(host:priority:request:)``; `sample`, how the

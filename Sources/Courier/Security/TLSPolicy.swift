@@ -6,7 +6,8 @@ import Foundation
 /// The default trusts the system's root certificates and checks the host name, as a browser
 /// does. Requests to a host with any other setting (a custom CA, pins, a client certificate)
 /// use connections of their own, verified under that host's settings and never shared with
-/// requests made under other settings. See <doc:Security>.
+/// requests made under other settings; they negotiate HTTP/2 or HTTP/1.1 as any connection
+/// does, and go through the configured proxy. See <doc:Security>.
 ///
 /// ```swift
 /// var tls = TLSPolicy()

@@ -31,6 +31,27 @@ struct OneRetryConceptTests {
         }
     }
 
+    @Test("a request that waits for a scheduler slot past its deadline fails with a timeout, unsent")
+    func theWaitForASlotIsBoundedByTheDeadline() async throws {
+        try await withServer { server in
+            try await withClient(server, configure: { $0.limits.maximumConcurrentRequestsPerHost = 1 }) { client in
+                // The one slot is held by a request the server keeps at a gate.
+                let holder = Task { try await client.send(CourierRequest<Data>(path: "/gate/slot")) }
+                #expect(await eventually { server.requestsWaiting(atGate: "slot") == 1 })
+                var waiting = CourierRequest<Data>(path: "/get?waited=1")
+                waiting.timeout = .milliseconds(300)
+                let error = await courierError { _ = try await client.send(waiting) }
+                #expect(error?.kind == .timeout)
+                #expect(error?.requestMayHaveBeenSent == false)
+                #expect(!server.receivedRequests.contains { $0.uri.contains("waited") })
+                server.openGate("slot")
+                _ = try await holder.value
+                // The slot the expired request never took is not lost.
+                _ = try await client.send(CourierRequest<Data>(path: "/get"))
+            }
+        }
+    }
+
     @Test("a wait for a retry that would end past the deadline is not taken: the last response is delivered")
     func aWaitPastTheDeadlineIsNotTaken() async throws {
         let clock = RecordingClock()

@@ -167,7 +167,7 @@ extension CourierClient {
             // Only the first attempt of a download with nothing on disk looks in the cache.
             let startsFromCache = self.cache != nil && disk.withLockedValue { $0.attempts == 1 && $0.offset == 0 }
             do {
-                guard startsFromCache else { return try await self.exchange(sent) { try await sink.consume($0) } }
+                guard startsFromCache else { return try await self.hops(sent) { try await sink.consume($0) } }
                 return try await self.sendFromCache(sent, sink: sink, requestURL: request.url, disk: disk, destination: destination, working: working)
             } catch {
                 // Kept for the next attempt, or for a later call.
@@ -208,7 +208,7 @@ extension CourierClient {
                 }
             }
         }
-        return try await exchange(attempt) { try await sink.consume($0) }
+        return try await hops(attempt) { try await sink.consume($0) }
     }
 
     /// Writes the cache's first bytes of the file as a new partial file, with its resume record.

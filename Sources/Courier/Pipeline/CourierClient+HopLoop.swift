@@ -31,7 +31,7 @@ extension CourierClient {
     /// The scheduler slot of the final hop is held until `deliver` returns, so a streamed
     /// response counts against the client's limits for as long as it is read. Buffered
     /// requests collect the body in `deliver`; see ``collect(_:)``.
-    nonisolated(nonsending) func exchange<Result: Sendable>(
+    nonisolated(nonsending) func hops<Result: Sendable>(
         _ request: CourierHTTPRequest,
         deliver: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
@@ -60,7 +60,7 @@ extension CourierClient {
             sent += 1
             let origin: String
             do {
-                origin = try await admit(outgoing)
+                origin = try await admit(outgoing, deadline: deadline)
             } catch {
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 throw error
@@ -127,23 +127,33 @@ extension CourierClient {
         return try await transport.stream(request, deadline: deadline, body: body)
     }
 
-    /// Sends `request` through ``exchange(_:deliver:)`` and collects the final response's
+    /// Sends `request` through ``hops(_:deliver:)`` and collects the final response's
     /// body, up to the request's ``CourierHTTPRequest/maximumBodySize``: a buffered response is the
     /// stream, read whole.
     nonisolated(nonsending) func collect(_ request: CourierHTTPRequest) async throws -> CourierResponse {
         var request = request
         request.collectsResponseBody = true
         let limit = request.maximumBodySize
-        return try await exchange(request) { try await $0.collected(upTo: limit) }
+        return try await hops(request) { try await $0.collected(upTo: limit) }
     }
 
-    /// Checks a request's method and headers for the wire, then waits for its scheduler slot;
-    /// returns the origin the slot was taken for.
-    nonisolated(nonsending) func admit(_ request: CourierHTTPRequest) async throws -> String {
+    /// Checks a request's method and headers for the wire, then waits for its scheduler slot,
+    /// no later than `deadline`; returns the origin the slot was taken for.
+    nonisolated(nonsending) func admit(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil) async throws -> String {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
         let origin = RedirectStateMachine.origin(of: request.url)
-        try await scheduler.acquire(host: origin, priority: request.priority, request: request.id)
+        do {
+            try await scheduler.acquire(host: origin, priority: request.priority, request: request.id, deadline: deadline)
+        } catch is Scheduler.WaitExpired {
+            var error = CourierError(
+                .timeout,
+                "The request waited for a free slot (ClientConfiguration.limits) past its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise the limits or the timeout.",
+                url: request.url
+            )
+            error.requestMayHaveBeenSent = false
+            throw error
+        }
         return origin
     }
 }

@@ -131,6 +131,15 @@ final class ChannelPool: Sendable {
         if !kept { connection.channel.close(promise: nil) }
     }
 
+    /// Sends no new stream to the HTTP/2 `connection` of `key` any more (it refused one: the
+    /// server is going away); its streams in flight finish, then it closes.
+    func retire(_ connection: Connection, key: Key) {
+        let id = ObjectIdentifier(connection.channel)
+        state.withLockedValue { state in
+            if state.current[key] == id { state.current[key] = nil }
+        }
+    }
+
     /// Closes every connection, idle or busy, and refuses new ones.
     func shutdown() async {
         let channels = state.withLockedValue { state in

@@ -64,6 +64,7 @@ final class ChannelTransport: Sendable {
             do {
                 carrier = try await connection.streams?.open() ?? connection
             } catch {
+                pool.retire(connection, key: key)
                 pool.release(connection, key: key, reusable: false)
                 if reused && attempt < attempts { continue }
                 throw ChannelTransport.map(connection.cause(of: error), url: request.url, timeout: request.timeout)

@@ -139,10 +139,13 @@ final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The status code of the head's status line (`HTTP/1.x NNN …`), if it is one.
     static func status(of head: String) -> Int? {
-        let line = head.prefix { $0 != "\r" && $0 != "\n" }
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]) else { return nil }
-        return code
+        // Bytes, not characters: "\r\n" is one Character, which a character test would miss.
+        let line = head.utf8.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+        let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].starts(with: "HTTP/1.".utf8), parts[1].count == 3,
+            parts[1].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return parts[1].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 }
 

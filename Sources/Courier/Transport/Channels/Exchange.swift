@@ -72,8 +72,7 @@ final class Exchange: Sendable {
         var head = HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target)
         for field in request.headers { head.headers.add(name: field.name, value: field.value) }
         if !head.headers.contains(name: "Host"), let host = url.host {
-            let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-            head.headers.add(name: "Host", value: name + (url.port.map { ":\($0)" } ?? ""))
+            head.headers.add(name: "Host", value: Exchange.authorityHost(host) + (url.port.map { ":\($0)" } ?? ""))
         }
         if let length = request.body?.length {
             head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
@@ -92,6 +91,12 @@ final class Exchange: Sendable {
             }
         }
         try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+    }
+
+    /// `host` as it stands in an authority (`Host`, a `CONNECT` target): an IPv6 address in
+    /// brackets.
+    static func authorityHost(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
     /// The response head as a ``CourierResponse`` with no body yet.

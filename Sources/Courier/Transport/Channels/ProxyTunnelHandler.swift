@@ -43,11 +43,10 @@ final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
         host: String, port: Int, proxy: Proxy, deadline: NIODeadline, next: @escaping (any Channel) throws -> Void,
         failure: @escaping (any Error) -> Void
     ) {
-        let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let target = "\(name):\(port)"
+        let target = "\(Exchange.authorityHost(host)):\(port)"
         var request = "CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n"
         if let credentials = proxy.credentials {
-            request += "Proxy-Authorization: Basic \(Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString())\r\n"
+            request += "Proxy-Authorization: \(Authenticator.basic(user: credentials.user, password: credentials.password))\r\n"
         }
         self.request = request + "\r\n"
         self.deadline = deadline

@@ -18,6 +18,9 @@ CONTEXT = ["client", "configuration", "request", "form", "upload", "savedToken",
            "indicator", "ids", "requestMetrics", "p12Password", "exportFile", "server", "logger",
            "password", "outboxPath", "draft", "session", "batch", "memory", "folder", "downloads",
            "queue", "postgres", "orderID"]
+# Targets without a catalog whose public names a product re-exports: CourierTesting exports the
+# server of CourierDemoServer.
+REEXPORTED = {"CourierTesting": ["CourierDemoServer"]}
 # How a name is taken from the context, where not as it is.
 INJECTED = {"queue": "context.queue!"}
 # The ones samples change; the others are constants, which closures may capture.
@@ -75,6 +78,9 @@ def main():
         target = os.path.dirname(product)
         catalog = os.path.basename(product)[: -len(".docc")]
         sources = sorted(glob.glob(os.path.join(target, "**/*.swift"), recursive=True))
+        # A target without a catalog of its own that a product re-exports counts as the product's.
+        for extra in REEXPORTED.get(catalog, []):
+            sources += sorted(glob.glob(os.path.join(ROOT, "Sources", extra, "**/*.swift"), recursive=True))
         catalogs.setdefault(catalog, []).extend(sources)
     for catalog, paths in catalogs.items():
         functions, declarations = [], []

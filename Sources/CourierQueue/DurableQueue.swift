@@ -44,6 +44,10 @@ public actor DurableQueue {
     var probes: [String: Task<Void, Never>] = [:]
     /// Origins that refused connections: when to probe next, and how many probes failed.
     var unreachable: [String: (probeAt: Date, failures: Int)] = [:]
+    /// Counts the times the network was said to be back (``networkIsBack()``): a probe that
+    /// started before the last of them and found its origin down reports an older state of
+    /// the network, and does not mark the origin unreachable again.
+    var networkGeneration = 0
     var timer: Task<Void, Never>?
     /// When ``timer`` plans again.
     var timerAt: Date?
@@ -200,6 +204,7 @@ public actor DurableQueue {
     /// link and address messages on Linux).
     public func networkIsBack() async {
         guard !closed else { return }
+        networkGeneration += 1
         unreachable.removeAll()
         try? await store.makeDue(origin: nil, now: configuration.now())
         if delivering { await planRound() }

@@ -1,3 +1,4 @@
+import CourierDemoServer
 import NIOCore
 
 /// The per-connection handler of ``FaultServer``: waits for the end of the request head, then injects the fault.

@@ -1,3 +1,4 @@
+import CourierDemoServer
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

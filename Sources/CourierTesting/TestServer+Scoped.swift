@@ -1,4 +1,16 @@
+import CourierDemoServer
+
 extension TestServer {
+    /// Starts a server on `127.0.0.1` that speaks HTTPS with `tls` (plain HTTP when it is
+    /// `nil`): on `port`, or on an ephemeral port when it is 0 (the default). Pass the
+    /// ``TestServer/port`` of a server that was shut down, and its ``TestServer/ledger``, to bring
+    /// it back as if it had restarted.
+    public static func start(
+        tls: TestServerTLS?, port: Int = 0, ledger: IdempotencyLedger = IdempotencyLedger()
+    ) async throws -> TestServer {
+        try await start(sslContext: try tls?.makeContext(), port: port, ledger: ledger)
+    }
+
     /// Starts a server (speaking HTTPS with `tls`), runs `body` with it, and shuts the server down afterwards, whether
     /// `body` returned or threw.
     ///

@@ -1,3 +1,4 @@
+import CourierDemoServer
 import NIOSSL
 import X509
 

@@ -56,6 +56,23 @@ extension CourierURLSessionTransport {
         #endif
     }
 
+    /// Refuses the connection settings of one request that URLSession cannot honour for one
+    /// request alone: its connect timeout, proxy and TLS policy belong to the session. Its read
+    /// timeout and decompression are honoured.
+    static func refuseUnsupported(_ overrides: ConnectionOverrides, url: URL) throws(CourierError) {
+        let refused: String? =
+            overrides.connectTimeout != nil
+            ? "a connect timeout of its own (connection.connectTimeout)"
+            : overrides.proxy != nil
+                ? "a proxy choice of its own (connection.proxy)" : overrides.tls != nil ? "a TLS policy of its own (connection.tls)" : nil
+        guard let refused else { return }
+        throw CourierError(
+            .invalidConfiguration,
+            "CourierURLSessionTransport on \(platformName) cannot give one request \(refused); remove it, or use the default transport, which does.",
+            url: url
+        )
+    }
+
     /// Sets the oldest TLS version a connection may use, where the platform lets it be set.
     static func applyTLSFloor(_ version: MinimumTLSVersion, to settings: URLSessionConfiguration) {
         #if !canImport(FoundationNetworking)

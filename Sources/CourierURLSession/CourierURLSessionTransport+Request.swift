@@ -12,9 +12,14 @@ extension CourierURLSessionTransport {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
             throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) cannot be sent; use an absolute http or https URL.", url: request.url)
         }
+        try CourierURLSessionTransport.refuseUnsupported(request.connection, url: request.url)
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
-        urlRequest.timeoutInterval = CourierURLSessionTransport.seconds(readTimeout)
+        switch request.connection.readTimeout {
+        case nil: urlRequest.timeoutInterval = CourierURLSessionTransport.seconds(readTimeout)
+        case .unlimited?: urlRequest.timeoutInterval = CourierURLSessionTransport.seconds(nil)
+        case .after(let read)?: urlRequest.timeoutInterval = CourierURLSessionTransport.seconds(read)
+        }
         urlRequest.httpShouldHandleCookies = false
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
         for field in request.headers where !CourierURLSessionTransport.framingFields.contains(field.name.lowercased()) {

@@ -114,6 +114,8 @@ public final class CourierURLSessionTransport: Transport {
             route = .upload(file.url, name: TransferLedger.name(for: key), on: background)
         }
         let (urlRequest, upload) = try makeURLRequest(request, sendsBody: route.sendsBody)
+        var limits = self.limits
+        if let decompression = request.connection.decompression { limits.decompression = decompression }
         let exchange = SessionExchange(url: request.url, method: request.method.rawValue, limits: limits, sent: route.reportsSent(of: request.body))
         begin(urlRequest, for: exchange, route: route)
         let timer = CourierURLSessionTransport.timer(until: deadline, for: request, advice: "raise CourierRequest.timeout for slow endpoints") { failure in

@@ -1,5 +1,5 @@
 import Courier
-import CourierTesting
+import CourierDemoServer
 import Foundation
 
 extension DemoSteps {

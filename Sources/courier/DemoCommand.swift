@@ -1,6 +1,6 @@
 import ArgumentParser
 import Courier
-import CourierTesting
+import CourierDemoServer
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,6 +1,6 @@
 import Courier
+import CourierDemoServer
 import CourierQueue
-import CourierTesting
 import Foundation
 
 extension DemoSteps {

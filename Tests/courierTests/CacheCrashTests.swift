@@ -9,32 +9,6 @@ import Glibc
 import Darwin
 #endif
 
-/// The `courier` executable the package built, found beside the test bundle (at most four
-/// folders up from it, for bundles nested in `.xctest` folders).
-func builtCourierExecutable() throws -> URL {
-    let starts = [URL(fileURLWithPath: CommandLine.arguments[0])] + Bundle.allBundles.map(\.bundleURL)
-    for start in starts {
-        var folder = start.deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("courier")
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue,
-                FileManager.default.isExecutableFile(atPath: candidate.path)
-            {
-                return candidate
-            }
-            folder = folder.deletingLastPathComponent()
-        }
-    }
-    throw ExecutableNotFound(searched: starts.map(\.path))
-}
-
-/// The built `courier` executable is not where the package puts it.
-struct ExecutableNotFound: Error, CustomStringConvertible {
-    var searched: [String]
-    var description: String { "the built courier executable was not found beside \(searched); run swift build first" }
-}
-
 @Suite("Disk cache crash safety")
 struct CacheCrashTests {
     static let keys = 30
@@ -49,7 +23,7 @@ struct CacheCrashTests {
                     with: Result {
                         let writer = Process()
                         writer.executableURL = executable
-                        writer.arguments = ["cache-writer", "--cache", folder.path, "--seed", String(round), "--keys", String(keys)]
+                        writer.arguments = ["--cache", folder.path, "--seed", String(round), "--keys", String(keys)]
                         let output = Pipe()
                         writer.standardOutput = output
                         writer.standardError = FileHandle.nullDevice
@@ -68,7 +42,7 @@ struct CacheCrashTests {
     }
 
     @Test func aWriterKilledAtManyPointsNeverLeavesADamagedEntry() async throws {
-        let executable = try builtCourierExecutable()
+        let executable = try builtExecutable(named: "courier-cache-writer")
         try await withCacheFolder { folder in
             var killed = 0
             for round in 0..<20 {

@@ -5,18 +5,9 @@ struct ChildProcess {
     let process: Process
     let output: Pipe
 
-    /// The `courier` executable next to the test bundle in the build folder.
+    /// The `courier` executable the package built.
     static func courierExecutable() throws -> URL {
-        var folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            folders.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        folders.append(Bundle.main.bundleURL)
-        for folder in folders {
-            let candidate = folder.appendingPathComponent("courier")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw ChildProcessError(message: "the courier executable was not found next to the tests (looked in \(folders.map(\.path)))")
+        try builtExecutable(named: "courier")
     }
 
     /// Starts `courier ARGUMENTS…`.
@@ -72,4 +63,31 @@ private func killByPID(_ pid: Int32) {
 struct ChildProcessError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
+}
+
+/// The executable `name` the package built, found beside the test bundle (at most four folders
+/// up from it, for bundles nested in `.xctest` folders).
+func builtExecutable(named name: String) throws -> URL {
+    let starts = [URL(fileURLWithPath: CommandLine.arguments[0])] + Bundle.allBundles.map(\.bundleURL)
+    for start in starts {
+        var folder = start.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent(name)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
+                return candidate
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+    }
+    throw ExecutableNotFound(name: name, searched: starts.map(\.path))
+}
+
+/// A built executable is not where the package puts it.
+struct ExecutableNotFound: Error, CustomStringConvertible {
+    var name: String
+    var searched: [String]
+    var description: String { "the built \(name) executable was not found beside \(searched); run swift build first" }
 }

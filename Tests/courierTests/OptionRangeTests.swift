@@ -31,10 +31,6 @@ struct AbsurdOption: Sendable, CustomTestStringConvertible {
         + whole("download", "--attempts", below: "0", above: "1001", range: "from 1 to 1000")
         + whole("batch", "--concurrency", below: "0", above: "1025", range: "from 1 to 1024")
         + whole("fetch", "--max-filesize", below: "-1", above: "9223372036854775808", range: "from 0 to 9223372036854775807")
-        + whole("cache-writer", "--count", below: "-1", above: "1000000001", range: "from 0 to 1000000000")
-        + whole("cache-writer", "--keys", below: "0", above: "1000001", range: "from 1 to 1000000")
-        + whole("cache-writer", "--maximum-bytes", below: "0", above: "9223372036854775808", range: "from 1 to 9223372036854775807")
-        + whole("cache-writer", "--seed", below: "-1", above: "1000000001", range: "from 0 to 1000000000")
 
     /// The values just outside the range, huge ones, and ones that are not whole numbers.
     static func whole(_ command: String, _ option: String, below: String, above: String, range: String) -> [AbsurdOption] {
@@ -59,9 +55,6 @@ struct OptionRangeTests {
             #expect(run.stderr.hasPrefix("courier: ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
             #expect(run.stderr.contains(absurd.option) && run.stderr.contains(absurd.range), "\(run.stderr)")
             #expect(server.receivedRequests.count == before, "a request reached the server")
-            if absurd.command == "cache-writer" {
-                #expect(!FileManager.default.fileExists(atPath: state), "the cache folder was made")
-            }
         }
     }
 
@@ -83,8 +76,7 @@ struct OptionRangeTests {
             let file = folder.appendingPathComponent("requests.json")
             try Data("[{\"url\": \"\(server.url("/get").absoluteString)\"}]".utf8).write(to: file)
             return ["batch", file.path]
-        case "queue run": return ["queue", "run", "--queue", state]
-        default: return ["cache-writer", "--cache", state]
+        default: return ["queue", "run", "--queue", state]
         }
     }
 

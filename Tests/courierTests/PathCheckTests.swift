@@ -61,7 +61,6 @@ struct WrongPath: Sendable, CustomTestStringConvertible {
         + cases(["fetch", "URL", "--cache", "PATH"], "--cache", [.file, .fifo, .socket, .underAFile])
         + cases(["cache", "stats", "--cache", "PATH"], "--cache", [.file, .fifo])
         + cases(["cache", "clear", "--cache", "PATH"], "--cache", [.fifo])
-        + cases(["cache-writer", "--cache", "PATH", "--count", "1"], "--cache", [.file, .fifo])
         + cases(["fetch", "URL", "--data", "x", "--durable", "--queue", "PATH"], "--queue", [.folder, .fifo, .socket, .underAFile])
         + cases(["queue", "list", "--queue", "PATH"], "--queue", [.folder, .fifo])
         + cases(["queue", "run", "--queue", "PATH", "--deadline", "60"], "--queue", [.fifo, .socket])

@@ -15,6 +15,18 @@ enum ConfigurationRanges {
         return CourierError(.invalidConfiguration, "\(name) is \(value); give a duration more than 0 and at most 365 days.")
     }
 
+    /// The error for `name` = `value`, when its ratio is below 1.
+    static func decompressionError(_ name: String, _ value: Decompression) -> CourierError? {
+        guard case .enabled(let ratio) = value, ratio < 1 else { return nil }
+        return CourierError(.invalidConfiguration, "\(name) allows a ratio of \(ratio); give 1 or more, or .disabled.")
+    }
+
+    /// The error for `name` = `proxy`, when its host is empty or its port is not 1 to 65535.
+    static func proxyError(_ name: String, _ proxy: Proxy) -> CourierError? {
+        guard proxy.host.isEmpty || !(1...65_535).contains(proxy.port) else { return nil }
+        return CourierError(.invalidConfiguration, "\(name) is \(proxy); give a host and a port from 1 to 65535.")
+    }
+
     /// The error for `name` = `value`, when it is below `minimum`.
     static func countError(_ name: String, _ value: Int, minimum: Int) -> CourierError? {
         guard value < minimum else { return nil }
@@ -34,6 +46,8 @@ extension ClientConfiguration {
             ?? ConfigurationRanges.countError("limits.maximumConcurrentRequestsPerHost", limits.maximumConcurrentRequestsPerHost, minimum: 1)
             ?? ConfigurationRanges.countError("limits.maximumConnectionsPerHost", limits.maximumConnectionsPerHost, minimum: 1)
             ?? ConfigurationRanges.countError("redirectPolicy.maximumRedirects", redirectPolicy.maximumRedirects, minimum: 0)
+            ?? ConfigurationRanges.decompressionError("decompression", decompression)
+            ?? proxy.flatMap { ConfigurationRanges.proxyError("proxy", $0) }
     }
 }
 
@@ -42,6 +56,7 @@ extension CourierHTTPRequest {
     func checkRanges() throws(CourierError) {
         if let error = ConfigurationRanges.timeoutError("The request's timeout", timeout)
             ?? ConfigurationRanges.countError("The request's maximumBodySize", maximumBodySize, minimum: 0)
+            ?? connection.rangeError()
         {
             throw error.with(url: url)
         }

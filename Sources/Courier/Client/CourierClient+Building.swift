@@ -38,7 +38,7 @@ extension CourierClient {
         if let contentType = body?.contentType, !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: contentType)
         }
-        if case .enabled = configuration.decompression, !headers.contains("Accept-Encoding") {
+        if case .enabled = request.connection.decompression ?? configuration.decompression, !headers.contains("Accept-Encoding") {
             headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
         var built = CourierHTTPRequest(
@@ -57,6 +57,7 @@ extension CourierClient {
             userInfo: request.userInfo,
             id: id
         )
+        built.connection = request.connection
         built.allowsCoalescing = request.allowsCoalescing
         built.redirectPolicy = request.redirectPolicy
         if let credential = request.credential {

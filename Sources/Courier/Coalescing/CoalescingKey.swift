@@ -1,7 +1,7 @@
 import Foundation
 
 /// What makes two requests identical for coalescing: the method, the URL, every header field
-/// in order, and the limits and redirect rules that shape the exchange.
+/// in order, and the limits, redirect rules and connection settings that shape the exchange.
 ///
 /// Every header counts, not only those a response's `Vary` would name: which fields matter is
 /// known only once a response arrives, and a key wider than needed only shares less (two
@@ -20,6 +20,9 @@ struct CoalescingKey: Hashable, Sendable {
     private let timeout: Duration?
     private let sensitiveHeaders: Set<String>
     private let redirectPolicy: RedirectPolicy?
+    /// Connection settings of the request's own: another proxy, TLS policy or decoding is
+    /// another exchange.
+    private let connection: ConnectionOverrides
     /// The fields' hash, computed once: a key is hashed when its flight starts and again when
     /// it lands.
     private let hash: Int
@@ -40,6 +43,7 @@ struct CoalescingKey: Hashable, Sendable {
         timeout = request.timeout
         sensitiveHeaders = request.sensitiveHeaders
         redirectPolicy = request.redirectPolicy
+        connection = request.connection
         var hasher = Hasher()
         hasher.combine(method)
         hasher.combine(url)
@@ -48,6 +52,7 @@ struct CoalescingKey: Hashable, Sendable {
         hasher.combine(timeout)
         hasher.combine(sensitiveHeaders)
         hasher.combine(redirectPolicy)
+        if !connection.isEmpty { hasher.combine(connection) }
         hash = hasher.finalize()
     }
 

@@ -18,7 +18,8 @@ extension CourierClient {
 
     /// Who a request speaks for, to keep the cache entries of different credentials apart: its
     /// own `Authorization`, else the credentials configured for its origin, and the SHA-256 of
-    /// the client certificate configured for its host (https only); `nil` for none of these.
+    /// the client certificate it shows its host (its own TLS policy's, else the client's; https
+    /// only); `nil` for none of these.
     func credentialIdentity(for request: CourierHTTPRequest) async throws -> String? {
         let credentials: String?
         if let authorization = request.headers["Authorization"] {
@@ -28,7 +29,7 @@ extension CourierClient {
         }
         var certificate: String?
         if request.url.scheme?.lowercased() == "https", let host = request.url.host,
-            let identity = configuration.tls.identity(for: host)
+            let identity = (request.connection.tls ?? configuration.tls).identity(for: host)
         {
             certificate = "certificate:" + (try identity.fingerprint())
         }

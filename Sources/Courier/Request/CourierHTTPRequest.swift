@@ -32,6 +32,11 @@ public struct CourierHTTPRequest: Sendable {
         get { fields.timeout }
         _modify { yield &fields.timeout }
     }
+    /// Connection settings of this request over the client's (see ``ConnectionOverrides``).
+    public var connection: ConnectionOverrides {
+        get { fields.connection }
+        _modify { yield &fields.connection }
+    }
     /// The scheduling priority.
     public var priority: RequestPriority {
         get { fields.priority }
@@ -111,6 +116,7 @@ public struct CourierHTTPRequest: Sendable {
         var tag: Int?
         var userInfo: [String: String]
         var id: CourierRequestID
+        var connection = ConnectionOverrides()
     }
 
     private var storage: CopyOnWrite<Fields>

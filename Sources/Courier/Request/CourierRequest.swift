@@ -35,6 +35,9 @@ public struct CourierRequest<Value: Sendable>: Sendable {
     /// The time allowed for the whole call (retries and their waits, redirects and resumes
     /// included; see ``Timeouts/total``); `nil` uses the client's.
     public var timeout: Duration?
+    /// Connection settings of this request over the client's: connect and read timeouts,
+    /// decompression, proxy and TLS (see ``ConnectionOverrides``); none by default.
+    public var connection = ConnectionOverrides()
     /// The scheduling priority.
     public var priority: RequestPriority = .default
     /// How the request uses the HTTP cache.
@@ -96,6 +99,7 @@ public struct CourierRequest<Value: Sendable>: Sendable {
         other.headers = headers
         other.body = body
         other.timeout = timeout
+        other.connection = connection
         other.priority = priority
         other.cachePolicy = cachePolicy
         other.appCachePolicy = appCachePolicy

@@ -41,12 +41,13 @@ public struct TLSPolicy: Sendable, Hashable {
         self.hostIdentities = hostIdentities
     }
 
-    /// The settings that apply to `host` at `now`, or `nil` when the defaults apply.
-    func settings(for host: String, at now: Date) -> HostTLSSettings? {
+    /// The settings that apply to `host` at `now`, or `nil` when the defaults apply with
+    /// `standardMinimum` as the oldest TLS version.
+    func settings(for host: String, at now: Date, standardMinimum: MinimumTLSVersion) -> HostTLSSettings? {
         let pinned = pins.first { $0.applies(to: host, at: now) }
         let identity = identity(for: host)
-        guard trustRoots != .system || pinned != nil || identity != nil else { return nil }
-        return HostTLSSettings(trustRoots: trustRoots, pins: pinned, identity: identity)
+        guard trustRoots != .system || pinned != nil || identity != nil || minimumVersion != standardMinimum else { return nil }
+        return HostTLSSettings(trustRoots: trustRoots, pins: pinned, identity: identity, minimumVersion: minimumVersion)
     }
 
     /// The client certificate shown to `host`, if any.
@@ -98,4 +99,17 @@ struct HostTLSSettings: Sendable, Hashable {
     var trustRoots: TrustRoots
     var pins: HostPins?
     var identity: ClientIdentity?
+    var minimumVersion: MinimumTLSVersion
+
+    /// The most distinct settings a transport prepares (each is a TLS context and a pool of
+    /// its own, kept until the transport goes).
+    static let maximumDistinct = 256
+
+    /// The error of a request that would need more than ``maximumDistinct`` settings.
+    static func tooMany() -> CourierError {
+        CourierError(
+            .invalidConfiguration,
+            "The requests of this client asked for more than \(maximumDistinct) different TLS settings (per host, or per request with CourierRequest.connection.tls); each keeps connections of its own, so reuse a few TLSPolicy values."
+        )
+    }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import NIOSSL
 
-/// The transport a ``CourierClient`` makes for itself: AsyncHTTPClient for every host but the
+/// The transport a ``CourierClient`` makes for itself, under each request's TLS policy (its
+/// ``ConnectionOverrides/tls``, else the client's): AsyncHTTPClient for every host but the
 /// pinned ones, with a TLS configuration of their own for https hosts whose settings are not
 /// the defaults (custom roots, a client certificate); ``ChannelTransport`` for https hosts with
 /// pins, which AsyncHTTPClient cannot check inside the handshake.
@@ -14,24 +15,26 @@ final class RoutingTransport: Transport {
     private let standard: CourierAsyncHTTPClientTransport
     private let secured: ChannelTransport
     private let policy: TLSPolicy
-    private let configurations: HostTLSConfigurations
+    private let configurations = HostTLSConfigurations()
 
     init(configuration: TransportConfiguration, policy: TLSPolicy, standard: CourierAsyncHTTPClientTransport) {
         self.standard = standard
-        self.secured = ChannelTransport(configuration: configuration)
+        // One read rule for both: the same watchdogs hold every exchange to its read timeout.
+        self.secured = ChannelTransport(configuration: configuration, watchdogs: standard.watchdogs)
         self.policy = policy
-        self.configurations = HostTLSConfigurations(minimumVersion: configuration.minimumTLSVersion)
     }
 
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
-        switch try route(for: request.url) {
+        switch try route(for: request) {
         case .pinned(let settings):
-            return try await secured.send(request, settings: settings, deadline: deadline)
+            return try await secured.send(
+                request, settings: settings, configuration: standard.configuration.applying(request.connection), deadline: deadline
+            )
         case .standard(let settings, let tls):
             do {
                 return try await standard.send(request, deadline: deadline, tls: tls)
             } catch let error as CourierError where error.kind == .tls {
-                throw await explain(error, url: request.url, settings: settings)
+                throw await explain(error, request: request, settings: settings)
             }
         }
     }
@@ -41,14 +44,17 @@ final class RoutingTransport: Transport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        switch try route(for: request.url) {
+        switch try route(for: request) {
         case .pinned(let settings):
-            return try await secured.stream(request, settings: settings, deadline: deadline, body: body)
+            return try await secured.stream(
+                request, settings: settings, configuration: standard.configuration.applying(request.connection), deadline: deadline,
+                body: body
+            )
         case .standard(let settings, let tls):
             do {
                 return try await standard.stream(request, deadline: deadline, tls: tls, body: body)
             } catch let error as CourierError where error.kind == .tls {
-                throw await explain(error, url: request.url, settings: settings)
+                throw await explain(error, request: request, settings: settings)
             }
         }
     }
@@ -66,10 +72,14 @@ final class RoutingTransport: Transport {
         case pinned(HostTLSSettings)
     }
 
-    /// The route of `url`; both go through the configured proxy, if any.
-    private func route(for url: URL) throws(CourierError) -> Route {
-        guard !policy.isDefault, url.scheme?.lowercased() == "https", let host = url.host,
-            let settings = policy.settings(for: host, at: Date())
+    /// The route of `request`, under its own TLS policy or else the client's; both go through
+    /// the request's proxy, if any.
+    private func route(for request: CourierHTTPRequest) throws(CourierError) -> Route {
+        let policy = request.connection.tls ?? self.policy
+        let standardMinimum = standard.configuration.minimumTLSVersion
+        let url = request.url
+        guard !policy.isDefault || policy.minimumVersion != standardMinimum, url.scheme?.lowercased() == "https",
+            let host = url.host, let settings = policy.settings(for: host, at: Date(), standardMinimum: standardMinimum)
         else { return .standard(nil, nil) }
         guard settings.pins != nil else { return .standard(settings, try configurations.configuration(for: settings)) }
         return .pinned(settings)
@@ -79,12 +89,16 @@ final class RoutingTransport: Transport {
     /// that it failed. The reason is found by verifying, under the same settings, the
     /// chain the server presents to a second connection; that connection sends nothing, and
     /// only explains a failure that has already happened.
-    private func explain(_ error: CourierError, url: URL, settings: HostTLSSettings?) async -> CourierError {
+    private func explain(_ error: CourierError, request: CourierHTTPRequest, settings: HostTLSSettings?) async -> CourierError {
+        let url = request.url
         guard error.tlsFailure == .handshakeFailed, let underlying = error.underlyingError,
             TLSFailure.isVerificationFailure(underlying), let host = url.host
         else { return error }
-        let settings = settings ?? HostTLSSettings(trustRoots: .system, pins: nil, identity: nil)
-        guard let reason = await secured.diagnose(host: host, port: url.port ?? 443, settings: settings) else { return error }
+        let configuration = standard.configuration.applying(request.connection)
+        let settings = settings ?? HostTLSSettings(trustRoots: .system, pins: nil, identity: nil, minimumVersion: configuration.minimumTLSVersion)
+        guard let reason = await secured.diagnose(host: host, port: url.port ?? 443, settings: settings, configuration: configuration) else {
+            return error
+        }
         var explained = reason.error(reason.message(host: host))
         explained.url = url
         explained.underlyingError = underlying

@@ -143,9 +143,10 @@ extension DurableQueue {
         for origin in plan.probe {
             guard let url = URL(string: origin) else { continue }
             let probe = ReachabilityProbe(healthURL: configuration.healthURL, timeout: configuration.probeTimeout, client: client)
+            let generation = networkGeneration
             probes[origin] = Task { [weak self] in
                 let reachable = await probe.check(url)
-                await self?.probeEnded(origin: origin, reachable: reachable)
+                await self?.probeEnded(origin: origin, reachable: reachable, generation: generation)
             }
         }
         rounds.goneHolders = plan.goneHolders
@@ -234,10 +235,12 @@ extension DurableQueue {
         await planRound()
     }
 
-    private func probeEnded(origin: String, reachable: Bool) async {
+    private func probeEnded(origin: String, reachable: Bool, generation: Int) async {
         probes[origin] = nil
         guard !closed else { return }
-        if reachable {
+        if reachable || generation != networkGeneration {
+            // Reachable, or found down before the network was said to be back: either way the
+            // origin's records are due now.
             unreachable[origin] = nil
             try? await store.makeDue(origin: origin, now: configuration.now())
         } else {
@@ -252,6 +255,7 @@ extension DurableQueue {
     /// lacks credentials is released unsent, its attempt not counted.
     private func deliver(_ record: QueueRecord) async {
         let id = record.id
+        let generation = networkGeneration
         defer { deliveries[id] = nil }
         do {
             let (credentials, sourceFailure) = await resolveCredentials(for: record)
@@ -282,7 +286,7 @@ extension DurableQueue {
             } catch {
                 failure = CourierError(.transport, "The attempt failed: \(error).", url: record.request.url, underlyingError: error)
             }
-            try await settle(record, response: response, failure: failure)
+            try await settle(record, response: response, failure: failure, generation: generation)
         } catch {
             client.configuration.logger.error("courier queue: \(error)")
         }
@@ -290,8 +294,12 @@ extension DurableQueue {
         await claimRound()
     }
 
-    /// Records the attempt's result: final, or pending again with its next attempt time.
-    private func settle(_ record: QueueRecord, response: CourierResponse?, failure: CourierError?) async throws(CourierError) {
+    /// Records the attempt's result: final, or pending again with its next attempt time. An
+    /// attempt that found its origin unreachable before the network was last said to be back
+    /// (`generation` is older) leaves the record due at once and the origin reachable.
+    private func settle(
+        _ record: QueueRecord, response: CourierResponse?, failure: CourierError?, generation: Int
+    ) async throws(CourierError) {
         let now = configuration.now()
         if response == nil && (closed || failure?.kind == .cancelled) {
             // Stopped, not failed: the next queue opened on the database sends it again.
@@ -313,10 +321,12 @@ extension DurableQueue {
             guard let updated = try await finish(record, .failed, outcome) else { return }
             publish(.failed(updated))
         case .retry(let wait), .unreachable(let wait):
-            let next = now.addingTimeInterval(wait.timeInterval)
+            var next = now.addingTimeInterval(wait.timeInterval)
+            let outdated = generation != networkGeneration
+            if case .unreachable = decision, outdated { next = now }
             guard let updated = try await finish(record, .pending, outcome, nextAttemptAt: next) else { return }
             wake(noLaterThan: next)
-            if case .unreachable = decision {
+            if case .unreachable = decision, !outdated {
                 let failures = (unreachable[record.request.origin]?.failures ?? 0) + 1
                 unreachable[record.request.origin] = (next, failures)
             }

@@ -19,6 +19,8 @@ struct URLSessionSuitePassTests {
         "TLSVersionFloorTests", "VerifiedConnectionTests", "TLSOverHTTP2Tests",
         // A proxy: refused.
         "ProxyIntegrationTests", "ProxyFailureTests", "SecretRedactionTests",
+        // A connect timeout, proxy or TLS policy per request: refused (checked by the suite itself).
+        "ConnectionOverridesTests",
         // AsyncHTTPClient's event loops, its HTTP/1.0 and TLS channel versions, sendfile.
         "TaskExecutorTests", "ProtocolVersionTests", "FileRegionUploadTests", "LargeUploadTests",
         // libcurl sends a POST again on a new connection; AsyncHTTPClient only with a key.

@@ -45,8 +45,15 @@ struct PinningRulesTests {
     }
 
     @Test func theDefaultPolicyLeavesEveryHostToTheDefaults() {
-        #expect(TLSPolicy().settings(for: "example.com", at: Date()) == nil)
+        #expect(TLSPolicy().settings(for: "example.com", at: Date(), standardMinimum: .tls12) == nil)
         #expect(TLSPolicy().isDefault)
+    }
+
+    @Test func aFloorOtherThanTheTransportsIsASettingOfItsOwn() {
+        var policy = TLSPolicy()
+        policy.minimumVersion = .tls13
+        #expect(policy.settings(for: "example.com", at: Date(), standardMinimum: .tls13) == nil)
+        #expect(policy.settings(for: "example.com", at: Date(), standardMinimum: .tls12)?.minimumVersion == .tls13)
     }
 
     @Test func hostSettingsCombineRootsPinsAndIdentity() throws {
@@ -55,10 +62,10 @@ struct PinningRulesTests {
         let own = ClientIdentity.pkcs12(.bytes(Data([2])), password: "b")
         var policy = TLSPolicy(pins: [HostPins(host: "*.example.com", pins: [pin])], clientIdentity: shared)
         policy.hostIdentities = ["api.example.com": own]
-        let api = try #require(policy.settings(for: "api.example.com", at: Date()))
+        let api = try #require(policy.settings(for: "api.example.com", at: Date(), standardMinimum: .tls12))
         #expect(api.pins?.pins == [pin])
         #expect(api.identity == own)
-        let other = try #require(policy.settings(for: "other.test", at: Date()))
+        let other = try #require(policy.settings(for: "other.test", at: Date(), standardMinimum: .tls12))
         #expect(other.pins == nil)
         #expect(other.identity == shared)
         #expect(api != other)
@@ -69,9 +76,9 @@ struct PinningRulesTests {
         let wildcard = ClientIdentity.pkcs12(.bytes(Data([2])), password: "")
         let every = ClientIdentity.pkcs12(.bytes(Data([3])), password: "")
         let policy = TLSPolicy(hostIdentities: ["*": every, "*.example.com": wildcard, "api.example.com": exact])
-        #expect(policy.settings(for: "api.example.com", at: Date())?.identity == exact)
-        #expect(policy.settings(for: "www.example.com", at: Date())?.identity == wildcard)
-        #expect(policy.settings(for: "example.org", at: Date())?.identity == every)
+        #expect(policy.settings(for: "api.example.com", at: Date(), standardMinimum: .tls12)?.identity == exact)
+        #expect(policy.settings(for: "www.example.com", at: Date(), standardMinimum: .tls12)?.identity == wildcard)
+        #expect(policy.settings(for: "example.org", at: Date(), standardMinimum: .tls12)?.identity == every)
     }
 
     @Test func anIdentityNeverShowsItsPassword() {

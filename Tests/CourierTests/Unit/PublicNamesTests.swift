@@ -8,7 +8,12 @@ import Testing
 @Suite("Public type names")
 struct PublicNamesTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
-    private static let products = ["Courier", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierTesting", "CourierURLSession", "CourierXML"]
+    /// The library products' source folders; CourierDemoServer's types reach users through
+    /// CourierTesting, which re-exports it.
+    private static let products = [
+        "Courier", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierTesting",
+        "CourierURLSession", "CourierXML",
+    ]
     private static let sample = root.appendingPathComponent("Tests/Packages/EcosystemImports/Sources")
     private static let renamed = root.appendingPathComponent("Sources/Courier/Compatibility/RenamedTypes.swift")
 

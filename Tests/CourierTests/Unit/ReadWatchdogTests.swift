@@ -13,10 +13,7 @@ struct ReadWatchdogTests {
 
     init() {
         let time = self.time
-        watchdog = ReadWatchdog(
-            timeout: .seconds(10), loop: MultiThreadedEventLoopGroup.singleton.next(),
-            clock: .init { time.withLockedValue { $0 } }
-        )
+        watchdog = ReadWatchdog(loop: MultiThreadedEventLoopGroup.singleton.next(), clock: .init { time.withLockedValue { $0 } })
     }
 
     func advance(_ seconds: Double) {
@@ -29,12 +26,25 @@ struct ReadWatchdogTests {
         watchdog.check()
     }
 
-    /// Starts watching a new exchange; the returned box counts how often it was failed.
-    func watched() -> (ReadWatchdog.Watch, NIOLockedValueBox<Int>) {
-        let watch = watchdog.makeWatch()
+    /// Starts watching a new exchange that may stay silent for `timeout`; the returned box
+    /// counts how often it was failed.
+    func watched(timeout: Duration = .seconds(10)) -> (ReadWatchdog.Watch, NIOLockedValueBox<Int>) {
+        let watch = watchdog.makeWatch(timeout: timeout)
         let failures = NIOLockedValueBox(0)
         watchdog.start(watch) { failures.withLockedValue { $0 += 1 } }
         return (watch, failures)
+    }
+
+    @Test func eachExchangeIsHeldToItsOwnTimeout() {
+        let (short, shortFailures) = watched(timeout: .seconds(2))
+        let (long, longFailures) = watched(timeout: .seconds(10))
+        short.requestSent()
+        long.requestSent()
+        check(after: 3)
+        #expect(shortFailures.withLockedValue { $0 } == 1)
+        #expect(longFailures.withLockedValue { $0 } == 0)
+        check(after: 8)
+        #expect(longFailures.withLockedValue { $0 } == 1)
     }
 
     @Test func aSilentExchangeFailsOnceAtTheTimeout() {
@@ -121,15 +131,15 @@ struct ReadWatchdogTests {
 @Suite("Read watchdog ticks")
 struct ReadWatchdogTickTests {
     @Test func ticksFailASilentExchangeAndStartAgainAfterFallingIdle() async {
-        let watchdog = ReadWatchdog(timeout: .milliseconds(50), loop: MultiThreadedEventLoopGroup.singleton.next())
-        let first = watchdog.makeWatch()
+        let watchdog = ReadWatchdog(loop: MultiThreadedEventLoopGroup.singleton.next())
+        let first = watchdog.makeWatch(timeout: .milliseconds(50))
         let failures = NIOLockedValueBox(0)
         watchdog.start(first) { failures.withLockedValue { $0 += 1 } }
         first.requestSent()
         #expect(await eventually { failures.withLockedValue { $0 } == 1 })
         // Nothing is watched now, so the ticks stop; a new exchange starts them again.
         try? await Task.sleep(for: .milliseconds(100))
-        let second = watchdog.makeWatch()
+        let second = watchdog.makeWatch(timeout: .milliseconds(50))
         watchdog.start(second) { failures.withLockedValue { $0 += 1 } }
         second.requestSent()
         #expect(await eventually { failures.withLockedValue { $0 } == 2 })

@@ -7,14 +7,14 @@ import NIOPosix
 import NIOSSL
 
 extension CourierAsyncHTTPClientTransport {
-    /// ``map(_:url:timeout:responseStarted:)``, with connection failures blamed on the proxy when the
-    /// connection goes to one.
-    func mapped(_ error: any Error, url: URL, timeout: Duration?, responseStarted: Bool = false) -> CourierError {
+    /// ``map(_:url:timeout:responseStarted:)``, with connection failures blamed on `proxy` when
+    /// the connection goes to one.
+    func mapped(_ error: any Error, url: URL, timeout: Duration?, proxy: Proxy?, responseStarted: Bool = false) -> CourierError {
         let mapped = CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
         guard let proxy, !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
         var blamed = CourierError(
             mapped.kind,
-            "Could not connect to the proxy \(proxy.host):\(proxy.port); check that ClientConfiguration.proxy names a running HTTP proxy.",
+            "Could not connect to the proxy \(proxy.host):\(proxy.port); check that the proxy (ClientConfiguration.proxy, or the request's connection.proxy) is a running HTTP proxy.",
             url: url, underlyingError: error
         )
         blamed.requestMayHaveBeenSent = false

@@ -27,26 +27,28 @@ extension CourierAsyncHTTPClientTransport {
             return try await body(StreamedResponse(whole: try await send(request, deadline: deadline, tls: tls)))
         }
         let start = ContinuousClock.now
-        let (ahcRequest, regions) = try makeRequest(request, tls: tls)
+        let applied = configuration.applying(request.connection)
+        let (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy)
         let handoff = BodyHandoff()
-        let watch = watchdogs?.makeWatch()
+        let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        let route = clients.route(to: request.url)
+        let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
+        let route = pool.route(to: request.url)
         let task = route.client.execute(
             request: ahcRequest,
             delegate: StreamingDelegate(
-                handoff: handoff, url: request.url, method: request.method.rawValue, decompression: decompression,
+                handoff: handoff, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
                 regions: regions, watch: watch
             ),
             eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
-        let watchdog = watchdogs?.on(task.eventLoop)
-        if let watch, let watchdog {
+        let watchdog = watchdogs.on(task.eventLoop)
+        if let watch {
             watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
         }
-        task.futureResult.whenComplete { [clients] outcome in
-            clients.release(route)
-            if let watch { watchdog?.end(watch) }
+        task.futureResult.whenComplete { outcome in
+            pool.release(route)
+            if let watch { watchdog.end(watch) }
             regions?.close()
             handoff.end(outcome)
         }
@@ -62,7 +64,7 @@ extension CourierAsyncHTTPClientTransport {
             do {
                 (head, firstByte) = try await handoff.head()
             } catch {
-                throw mapped(error, url: url, timeout: timeout)
+                throw mapped(error, url: url, timeout: timeout, proxy: applied.proxy)
             }
             var timing = Timing(start: start)
             timing.firstByte = firstByte

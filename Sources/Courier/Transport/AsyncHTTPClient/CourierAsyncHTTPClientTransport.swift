@@ -15,14 +15,13 @@ import NIOSSL
 /// the request's limit, and inflates gzip and deflate bodies within a ratio limit. Redirects are
 /// not followed here: the client follows them, so that its credential rules apply.
 public final class CourierAsyncHTTPClientTransport: Transport {
-    let clients: LoopClients
+    /// The instances per connect timeout and proxy.
+    let clients: ClientsBySettings
     let logger: Logger
-    /// The proxy connections are tunnelled through, if any.
-    let proxy: Proxy?
-    /// The watchdogs that enforce the read timeout, if there is one.
-    let watchdogs: ReadWatchdogs?
-    /// Whether and how far response bodies are decoded.
-    let decompression: Decompression
+    /// The transport's settings, which a request's ``CourierHTTPRequest/connection`` overrides.
+    let configuration: TransportConfiguration
+    /// The watchdogs that enforce each exchange's read timeout.
+    let watchdogs: ReadWatchdogs
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public convenience init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -35,8 +34,9 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             // The read timeout is the watchdog's (see ReadWatchdog): AsyncHTTPClient's costs
-            // three timers per response.
-            timeout: .init(connect: .nanoseconds(configuration.connectTimeout.nanoseconds), read: nil)
+            // three timers per response. The connect timeout is set per instance
+            // (ClientsBySettings).
+            timeout: .init(connect: nil, read: nil)
         )
         settings.tlsConfiguration = tls
         settings.connectionPool = .init(
@@ -59,16 +59,8 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         settings.http2StreamChannelDebugInitializer = { stream in
             stream.eventLoop.submit { try HTTP2StatusCodeGuard.install(on: stream) }
         }
-        if let proxy = configuration.proxy {
-            // CONNECT for every origin, http included; the credentials go on CONNECT only.
-            settings.proxy = .server(
-                host: proxy.host, port: proxy.port,
-                authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) }
-            )
-        }
-        self.proxy = configuration.proxy
-        self.decompression = configuration.decompression
-        self.watchdogs = configuration.readTimeout.map { ReadWatchdogs(timeout: $0, group: MultiThreadedEventLoopGroup.singleton) }
+        self.configuration = configuration
+        self.watchdogs = ReadWatchdogs(group: MultiThreadedEventLoopGroup.singleton)
         // Courier opens the spans itself, one per request and one per message, with the
         // context sent in the message's fields (RequestTracing). AsyncHTTPClient's own span
         // would start on an event loop, outside the task, and so be a trace of its own.
@@ -77,7 +69,9 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         // AsyncHTTPClient's trace lines print whole message heads, credentials and cookies
         // included; it gets the logger at debug level at most, so no secret reaches a log.
         if logger.logLevel < .debug { logger.logLevel = .debug }
-        self.clients = LoopClients(configuration: settings, logger: logger)
+        self.clients = ClientsBySettings(
+            template: settings, key: .init(connectTimeout: configuration.connectTimeout, proxy: configuration.proxy), logger: logger
+        )
         self.logger = logger
     }
 
@@ -89,15 +83,17 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     /// configuration (a pool of their own), else of the transport's.
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?) async throws -> CourierResponse {
         let start = ContinuousClock.now
-        let (ahcRequest, regions) = try makeRequest(request, tls: tls)
-        let watch = watchdogs?.makeWatch()
+        let applied = configuration.applying(request.connection)
+        let (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy)
+        let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
         let delegate = CollectingDelegate(
-            limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: decompression,
+            limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
             regions: regions, watch: watch
         )
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
-        let route = clients.route(to: request.url)
-        defer { clients.release(route) }
+        let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
+        let route = pool.route(to: request.url)
+        defer { pool.release(route) }
         let collected: CollectedResponse
         do {
             collected = try await exchange(
@@ -108,7 +104,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             // rejection sent as soon as the body was read) is a response, not a failure.
             collected = delegate.earlyResponse!
         } catch {
-            throw mapped(error, url: request.url, timeout: request.timeout, responseStarted: delegate.receivedHead)
+            throw mapped(error, url: request.url, timeout: request.timeout, proxy: applied.proxy, responseStarted: delegate.receivedHead)
         }
         var timing = Timing(start: start)
         timing.firstByte = collected.firstByte
@@ -130,8 +126,8 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     }
 
     /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
-    /// the body goes out as file regions.
-    func makeRequest(_ request: CourierHTTPRequest, tls: TLSConfiguration?) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
+    /// the body goes out as file regions; `proxy` is the one it goes through, if any.
+    func makeRequest(_ request: CourierHTTPRequest, tls: TLSConfiguration?, proxy: Proxy?) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
@@ -142,7 +138,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         if let requestBody = request.body {
             if !requestBody.isStreamed, let data = requestBody.bytes {
                 body = .bytes(data)
-            } else if let segments = requestBody.multipartSegments, sendsFileRegions(to: request.url) {
+            } else if let segments = requestBody.multipartSegments, Self.sendsFileRegions(to: request.url, proxy: proxy) {
                 let sent = SentRegions()
                 regions = sent
                 let parts = FileRegionBody(segments: segments, reporter: requestBody.progressReporter, length: requestBody.length, sent: sent)
@@ -178,6 +174,14 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         }
     }
 
+    /// Whether a multipart body's files go to `url` as file regions, which the kernel sends
+    /// straight from the file (`sendfile`): only on a plain-text connection straight to the
+    /// server. TLS must encrypt every byte in memory, and a tunnel through `proxy` keeps the
+    /// byte path.
+    static func sendsFileRegions(to url: URL, proxy: Proxy?) -> Bool {
+        proxy == nil && url.scheme?.lowercased() == "http"
+    }
+
     /// A body of `length` bytes (if known) that `send` writes from a task, all but the last
     /// piece, which it returns; it fails when `send` throws.
     ///
@@ -191,7 +195,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     private func streamed(
         length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
     ) -> HTTPClient.Body {
-        let group = clients.shared.eventLoopGroup
+        let group = clients.standard.shared.eventLoopGroup
         return .stream(contentLength: length) { writer in
             // AsyncHTTPClient calls this closure on the request's own loop.
             let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
@@ -209,14 +213,6 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             }
             return promise.futureResult
         }
-    }
-
-    /// Whether a multipart body's files go to `url` as file regions, which the kernel sends
-    /// straight from the file (`sendfile`): only on a plain-text connection straight to the
-    /// server. TLS must encrypt every byte in memory, and connections through a proxy keep the
-    /// byte path.
-    func sendsFileRegions(to url: URL) -> Bool {
-        proxy == nil && url.scheme?.lowercased() == "http"
     }
 }
 

@@ -92,10 +92,16 @@ final class LoopClients: Sendable {
             state.isShutDown = true
             return Array(state.clients.values)
         }
-        var failure: (any Error)?
-        for client in clients + [shared] {
-            do { try await client.shutdown() } catch { failure = failure ?? error }
-        }
-        if let failure { throw failure }
+        try await shutDownEach(clients + [shared]) { try await $0.shutdown() }
     }
+}
+
+/// Shuts every one of `items` down with `shutdown`, even after one fails; then throws the first
+/// failure, if any.
+func shutDownEach<Item>(_ items: [Item], _ shutdown: (Item) async throws -> Void) async throws {
+    var failure: (any Error)?
+    for item in items {
+        do { try await shutdown(item) } catch { failure = failure ?? error }
+    }
+    if let failure { throw failure }
 }

@@ -15,7 +15,7 @@ extension CourierAsyncHTTPClientTransport {
     ) async throws -> Delegate.Response where Delegate: Sendable, Delegate.Response: Sendable {
         let slot = CancelSlot<HTTPClient.Task<Delegate.Response>>()
         let logger = self.logger
-        let watchdog = watchdogs?.on(route.loop)
+        let watchdog = watchdogs.on(route.loop)
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 let start: @Sendable () -> Void = {
@@ -23,11 +23,11 @@ extension CourierAsyncHTTPClientTransport {
                         request: request, delegate: delegate, eventLoop: route.preference,
                         deadline: deadline, logger: logger
                     )
-                    if let watch, let watchdog {
+                    if let watch {
                         watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
                     }
                     task.futureResult.whenComplete { result in
-                        if let watch { watchdog?.end(watch) }
+                        if let watch { watchdog.end(watch) }
                         regions?.close()
                         continuation.resume(with: result)
                     }

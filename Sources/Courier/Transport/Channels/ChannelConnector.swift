@@ -7,8 +7,8 @@ import NIOSSL
 import SwiftASN1
 import X509
 
-/// Opens the connections of ``ChannelTransport``: TCP (through the proxy's tunnel when one is
-/// configured), then TLS verified by a ``TrustEvaluator`` inside the handshake, then HTTP/2 or
+/// Opens the connections of ``ChannelTransport``: TCP (through a proxy's tunnel when the
+/// request has one), then TLS verified by a ``TrustEvaluator`` inside the handshake, then HTTP/2 or
 /// HTTP/1.1, as ALPN chose (HTTP/2 offered first, as AsyncHTTPClient and curl offer it).
 ///
 /// NIOSSL's custom verification callback replaces BoringSSL's verification with Courier's:
@@ -21,27 +21,28 @@ final class ChannelConnector: Sendable {
     }
 
     private let prepared = NIOLockedValueBox<[HostTLSSettings: Prepared]>([:])
-    private let configuration: TransportConfiguration
     private let group: any EventLoopGroup
 
-    init(configuration: TransportConfiguration, group: any EventLoopGroup) {
-        self.configuration = configuration
+    init(group: any EventLoopGroup) {
         self.group = group
     }
 
-    /// A connection to `host`:`port`, its handshake done and its chain verified.
+    /// A connection to `host`:`port`, through `proxy`'s tunnel if one is given, its handshake
+    /// done and its chain verified.
     ///
-    /// TCP and TLS together get the connect timeout, and no more than what is left of
+    /// TCP and TLS together get `connectTimeout`, and no more than what is left of
     /// `deadline`: a server that accepts the connection and never finishes the handshake fails
     /// the attempt with a ``CourierError/Kind/timeout`` then. Cancelling the task closes the
     /// connection being made.
-    func connect(host: String, port: Int, settings: HostTLSSettings, deadline: ContinuousClock.Instant? = nil) async throws -> Connection {
+    func connect(
+        host: String, port: Int, settings: HostTLSSettings, proxy: Proxy?, connectTimeout: Duration,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws -> Connection {
         let prepared = try prepare(settings)
-        let limit = ConnectLimit(connectTimeout: configuration.connectTimeout, deadline: deadline)
+        let limit = ConnectLimit(connectTimeout: connectTimeout, deadline: deadline)
         let rejection = NIOLockedValueBox<TLSFailure?>(nil)
         let name = HostPattern.normalized(host)
         let serverName = TrustEvaluator.isAddress(name) ? nil : name
-        let configuration = self.configuration
         // Each connection attempt (one per address of the host) has its own handshake.
         let attempts = NIOLockedValueBox<[ObjectIdentifier: (channel: any Channel, handshake: EventLoopFuture<NegotiatedProtocol>, fault: Connection.Fault)]>([:])
         let bootstrap = ClientBootstrap(group: group)
@@ -64,12 +65,12 @@ final class ChannelConnector: Sendable {
                         try sync.addHandler(tls)
                         try sync.addHandler(
                             HandshakeHandler(promise: handshake, deadline: limit.end, fault: fault) { channel, negotiated in
-                                if negotiated == "h2" { return .http2(try HTTP2Streams.configure(channel, readTimeout: configuration.readTimeout)) }
-                                try ChannelConnector.configureHTTP1(channel, readTimeout: configuration.readTimeout, fault: fault)
+                                if negotiated == "h2" { return .http2(try HTTP2Streams.configure(channel)) }
+                                try ChannelConnector.configureHTTP1(channel, fault: fault)
                                 return .http1
                             })
                     }
-                    guard let proxy = configuration.proxy else { return try secure(channel) }
+                    guard let proxy else { return try secure(channel) }
                     try channel.pipeline.syncOperations.addHandler(
                         ProxyTunnelHandler(
                             host: name, port: port, proxy: proxy, deadline: limit.end, next: secure,
@@ -81,7 +82,7 @@ final class ChannelConnector: Sendable {
             }
         do {
             let channel = try await withTaskCancellationHandler {
-                try await bootstrap.connect(host: configuration.proxy?.host ?? host, port: configuration.proxy?.port ?? port).get()
+                try await bootstrap.connect(host: proxy?.host ?? host, port: proxy?.port ?? port).get()
             } onCancel: {
                 attempts.withLockedValue { started in
                     for attempt in started.values { attempt.channel.close(promise: nil) }
@@ -113,7 +114,7 @@ final class ChannelConnector: Sendable {
         } catch let timeout as HandshakeTimeout {
             throw limit.error(timeout, host: host)
         } catch let refusal as ProxyTunnelHandler.Refusal {
-            throw refusal.error(host: host, port: port, proxy: configuration.proxy)
+            throw refusal.error(host: host, port: port, proxy: proxy)
         } catch {
             if Task.isCancelled { throw CancellationError() }
             guard let reason = rejection.withLockedValue({ $0 }) else {
@@ -128,17 +129,15 @@ final class ChannelConnector: Sendable {
         }
     }
 
-    /// Sets `channel` up for HTTP/1.1 after its handshake: codec, status guard, read timeout,
-    /// and the ``ExchangeHandler`` that hands each response to its exchange. Call on its loop.
-    private static func configureHTTP1(_ channel: any Channel, readTimeout: Duration?, fault: Connection.Fault) throws {
+    /// Sets `channel` up for HTTP/1.1 after its handshake: codec, status guard, and the
+    /// ``ExchangeHandler`` that hands each response to its exchange (the read timeout is each
+    /// exchange's, see ``ReadWatchdog``). Call on its loop.
+    private static func configureHTTP1(_ channel: any Channel, fault: Connection.Fault) throws {
         let sync = channel.pipeline.syncOperations
         try sync.addHTTPClientHandlers()
         try StatusCodeGuard.install(on: channel)
         // Bodies are decoded by ExchangeHandler (ContentDecoder).
-        if let readTimeout {
-            try sync.addHandler(IdleStateHandler(readTimeout: .nanoseconds(readTimeout.nanoseconds)))
-        }
-        try sync.addHandler(ExchangeHandler(readTimeout: readTimeout.map { .nanoseconds($0.nanoseconds) }, fault: fault))
+        try sync.addHandler(ExchangeHandler(fault: fault))
     }
 
     /// The callback NIOSSL runs once per handshake with the certificates the server sent.
@@ -163,8 +162,10 @@ final class ChannelConnector: Sendable {
 
     /// The NIOSSL context and evaluator of `settings`, made once per distinct settings.
     private func prepare(_ settings: HostTLSSettings) throws(CourierError) -> Prepared {
-        if let ready = prepared.withLockedValue({ $0[settings] }) { return ready }
-        var tls = configuration.minimumTLSVersion.clientConfiguration()
+        let (made, count) = prepared.withLockedValue { ($0[settings], $0.count) }
+        if let made { return made }
+        if count >= HostTLSSettings.maximumDistinct { throw HostTLSSettings.tooMany() }
+        var tls = settings.minimumVersion.clientConfiguration()
         tls.certificateVerification = .fullVerification
         tls.applicationProtocols = ["h2", "http/1.1"]
         if let identity = settings.identity {

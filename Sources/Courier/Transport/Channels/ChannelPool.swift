@@ -13,6 +13,8 @@ final class ChannelPool: Sendable {
         var host: String
         var port: Int
         var settings: HostTLSSettings
+        /// The proxy whose tunnel the connection goes through, if any.
+        var proxy: Proxy?
     }
 
     private struct Idle {

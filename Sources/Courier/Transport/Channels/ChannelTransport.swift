@@ -11,21 +11,26 @@ import NIOPosix
 final class ChannelTransport: Sendable {
     let connector: ChannelConnector
     private let pool: ChannelPool
-    private let decompression: Decompression
+    private let watchdogs: ReadWatchdogs
 
-    init(configuration: TransportConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
-        self.connector = ChannelConnector(configuration: configuration, group: group)
-        self.decompression = configuration.decompression
+    /// A transport whose pool keeps `configuration`'s idle connections, and whose exchanges are
+    /// held to their read timeouts by `watchdogs`.
+    init(configuration: TransportConfiguration, watchdogs: ReadWatchdogs, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.connector = ChannelConnector(group: group)
+        self.watchdogs = watchdogs
         self.pool = ChannelPool(
             maximumIdlePerKey: configuration.maximumConnectionsPerHost,
             idleTimeout: configuration.idleConnectionTimeout
         )
     }
 
-    /// Sends `request` under `settings` and collects its response.
-    func send(_ request: CourierHTTPRequest, settings: HostTLSSettings, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
+    /// Sends `request` under `settings` and `configuration` (the request's own, its overrides
+    /// applied) and collects its response.
+    func send(
+        _ request: CourierHTTPRequest, settings: HostTLSSettings, configuration: TransportConfiguration, deadline: ContinuousClock.Instant?
+    ) async throws -> CourierResponse {
         let limit = request.maximumBodySize
-        return try await stream(request, settings: settings, deadline: deadline) { streamed in
+        return try await stream(request, settings: settings, configuration: configuration, deadline: deadline) { streamed in
             var response = streamed.head
             if let length = response.headers["Content-Length"].flatMap(Int.init), length > limit,
                 response.headers["Content-Encoding"] == nil
@@ -43,10 +48,12 @@ final class ChannelTransport: Sendable {
         }
     }
 
-    /// Sends `request` under `settings` and hands its response to `body` once its head arrived.
+    /// Sends `request` under `settings` and `configuration` and hands its response to `body`
+    /// once its head arrived.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
         settings: HostTLSSettings,
+        configuration: TransportConfiguration,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
@@ -54,37 +61,35 @@ final class ChannelTransport: Sendable {
         guard let host = request.url.host, !host.isEmpty else {
             throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) has no host; give an absolute https URL.", url: request.url)
         }
-        let key = ChannelPool.Key(host: HostPattern.normalized(host), port: request.url.port ?? 443, settings: settings)
-        // A kept-alive connection the server closed just as it was reused is replaced once,
-        // for requests that are safe to send again.
-        let attempts = request.isReplayable ? 2 : 1
-        for attempt in 1...attempts {
-            let (connection, reused) = try await lease(key, url: request.url, timeout: request.timeout, deadline: deadline)
-            let carrier: Connection
-            do {
-                carrier = try await connection.streams?.open() ?? connection
-            } catch {
-                pool.retire(connection, key: key)
-                pool.release(connection, key: key, reusable: false)
-                if reused && attempt < attempts { continue }
-                throw ChannelTransport.map(connection.cause(of: error), url: request.url, timeout: request.timeout)
-            }
-            let exchange = Exchange(connection: carrier, request: request, start: start, decompression: decompression)
-            let head: HTTPResponseHead
-            do {
-                head = try await exchange.run(deadline: deadline)
-            } catch {
-                _ = await exchange.end()
-                if connection.streams != nil { exchange.channel.close(promise: nil) }
-                pool.release(connection, key: key, reusable: false)
-                if error.beforeResponse && reused && attempt < attempts { continue }
-                throw ChannelTransport.map(error.underlying, url: request.url, timeout: request.timeout)
-            }
-            return try await finish(exchange, head: head, connection: connection, key: key, body: body)
+        let key = ChannelPool.Key(host: HostPattern.normalized(host), port: request.url.port ?? 443, settings: settings, proxy: configuration.proxy)
+        // A kept-alive connection the server closed just as it was reused fails here as a
+        // connection failure before any of the response; the client's hop loop sends a
+        // request that is safe to send again once more, as it does on every transport.
+        let connection = try await lease(
+            key, connectTimeout: configuration.connectTimeout, url: request.url, timeout: request.timeout, deadline: deadline
+        )
+        let carrier: Connection
+        do {
+            carrier = try await connection.streams?.open() ?? connection
+        } catch {
+            pool.retire(connection, key: key)
+            pool.release(connection, key: key, reusable: false)
+            throw ChannelTransport.map(connection.cause(of: error), url: request.url, timeout: request.timeout)
         }
-        var closed = CourierError(.connectionFailed, "The server closed the connection before the response; retry, or check the server's logs.", url: request.url)
-        closed.connectionFailure = .emptyReply
-        throw closed
+        let exchange = Exchange(
+            connection: carrier, request: request, start: start, decompression: configuration.decompression,
+            readTimeout: configuration.readTimeout, watchdogs: watchdogs
+        )
+        let head: HTTPResponseHead
+        do {
+            head = try await exchange.run(deadline: deadline)
+        } catch {
+            _ = await exchange.end()
+            if connection.streams != nil { exchange.channel.close(promise: nil) }
+            pool.release(connection, key: key, reusable: false)
+            throw ChannelTransport.map(error, url: request.url, timeout: request.timeout)
+        }
+        return try await finish(exchange, head: head, connection: connection, key: key, body: body)
     }
 
     /// Closes every connection.
@@ -93,13 +98,15 @@ final class ChannelTransport: Sendable {
     }
 
     private func lease(
-        _ key: ChannelPool.Key, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
-    ) async throws -> (Connection, Bool) {
-        if let idle = try pool.take(key) { return (idle, true) }
+        _ key: ChannelPool.Key, connectTimeout: Duration, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
+    ) async throws -> Connection {
+        if let idle = try pool.take(key) { return idle }
         do {
-            let connection = try await connector.connect(host: key.host, port: key.port, settings: key.settings, deadline: deadline)
+            let connection = try await connector.connect(
+                host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, connectTimeout: connectTimeout, deadline: deadline
+            )
             try pool.opened(connection, key: key)
-            return (connection, false)
+            return connection
         } catch {
             var mapped = ChannelTransport.map(error, url: url, timeout: timeout)
             mapped.requestMayHaveBeenSent = false
@@ -162,33 +169,14 @@ final class ChannelTransport: Sendable {
     }
 }
 
-/// A failure of one exchange, and whether it came before any of the response.
-struct ExchangeFailure: Error {
-    var underlying: any Error
-    var beforeResponse: Bool
-}
-
-extension CourierHTTPRequest {
-    /// Whether the request may be sent again after a connection closed under it: an
-    /// idempotent method and a body that can be produced again.
-    var isReplayable: Bool {
-        ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"].contains(method.rawValue) && body?.isStreamed != true
-    }
-
-    /// ``isReplayable``, or any method with an `Idempotency-Key` and a body that can be
-    /// produced again: what the client may send once more when a connection closed under it
-    /// before any of the response.
-    var mayBeReplayed: Bool {
-        isReplayable || (headers.contains("Idempotency-Key") && body?.isStreamed != true)
-    }
-}
-
 extension ChannelTransport {
     /// Why the chain `host` presents fails verification under `settings`, or `nil` when it
     /// passes or the connection fails for another reason. Nothing is sent.
-    func diagnose(host: String, port: Int, settings: HostTLSSettings) async -> TLSFailure? {
+    func diagnose(host: String, port: Int, settings: HostTLSSettings, configuration: TransportConfiguration) async -> TLSFailure? {
         do {
-            let connection = try await connector.connect(host: host, port: port, settings: settings)
+            let connection = try await connector.connect(
+                host: host, port: port, settings: settings, proxy: configuration.proxy, connectTimeout: configuration.connectTimeout
+            )
             try? await connection.channel.close()
             return nil
         } catch let error as CourierError {

@@ -13,17 +13,23 @@ final class Exchange: Sendable {
     private let decompression: Decompression
     private let finished: EventLoopPromise<Bool>
     private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
+    /// The read-timeout clock and the watchdog that watches it, when the exchange has a limit.
+    private let watched: (watch: ReadWatchdog.Watch, watchdog: ReadWatchdog)?
 
-    init(connection: Connection, request: CourierHTTPRequest, start: ContinuousClock.Instant, decompression: Decompression) {
+    init(
+        connection: Connection, request: CourierHTTPRequest, start: ContinuousClock.Instant, decompression: Decompression,
+        readTimeout: Duration?, watchdogs: ReadWatchdogs
+    ) {
         self.connection = connection
         self.request = request
         self.start = start
         self.decompression = decompression
         self.finished = connection.channel.eventLoop.makePromise(of: Bool.self)
+        self.watched = watchdogs.makeWatch(timeout: readTimeout).map { ($0, watchdogs.on(connection.channel.eventLoop)) }
     }
 
     /// Writes the request and waits for the response head.
-    func run(deadline: ContinuousClock.Instant?) async throws(ExchangeFailure) -> HTTPResponseHead {
+    func run(deadline: ContinuousClock.Instant?) async throws -> HTTPResponseHead {
         if let deadline {
             let channel = self.channel
             let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds((deadline - .now).nanoseconds)) { [timer] in
@@ -32,12 +38,16 @@ final class Exchange: Sendable {
             }
             timer.withLockedValue { $0.scheduled = scheduled }
         }
+        if let (watch, watchdog) = watched {
+            let pipeline = channel.pipeline
+            watchdog.start(watch) { pipeline.fireUserInboundEventTriggered(ExchangeHandler.ReadTimedOut()) }
+        }
         do {
             return try await whileCancellable {
                 try await self.channel.triggerUserOutboundEvent(
                     ExchangeHandler.Start(
                         handoff: self.handoff, finished: self.finished, url: self.request.url,
-                        method: self.request.method.rawValue, decompression: self.decompression
+                        method: self.request.method.rawValue, decompression: self.decompression, watch: self.watched?.watch
                     )
                 ).get()
                 do {
@@ -51,9 +61,7 @@ final class Exchange: Sendable {
                 return try await self.handoff.head().0
             }
         } catch {
-            let cause = self.cause(of: error)
-            let closedUnderUs = error is ExchangeClosed || error is ChannelError || error is IOError
-            throw ExchangeFailure(underlying: cause, beforeResponse: closedUnderUs && !(cause is CourierError) && !(cause is CancellationError))
+            throw self.cause(of: error)
         }
     }
 
@@ -91,6 +99,8 @@ final class Exchange: Sendable {
             }
         }
         try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+        // The server's silence counts from here.
+        watched?.watch.requestSent()
     }
 
     /// `host` as it stands in an authority (`Host`, a `CONNECT` target): an IPv6 address in
@@ -131,6 +141,7 @@ final class Exchange: Sendable {
     /// Ends the exchange; returns whether the connection may carry another request.
     func end() async -> Bool {
         timer.withLockedValue { $0.scheduled?.cancel() }
+        if let (watch, watchdog) = watched { watchdog.end(watch) }
         if handoff.close() {
             // The response was not read to its end.
             channel.close(promise: nil)

@@ -21,13 +21,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let url: URL
         let method: String
         let decompression: Decompression
+        /// The exchange's read-timeout clock (see ``ReadWatchdog``), if it has a limit.
+        let watch: ReadWatchdog.Watch?
     }
 
-    /// The read timeout, and when the current exchange started: the idle handler counts
-    /// silence from the connection's last read, which on a reused connection may be long
-    /// before this request was sent.
-    private let readTimeout: TimeAmount?
-    private var exchangeStart = NIODeadline.distantPast
+    /// Fired down the pipeline by the ``ReadWatchdog`` when the exchange's server stayed
+    /// silent for its read timeout.
+    struct ReadTimedOut: Sendable {}
+
     private let fault: Connection.Fault
     private var exchange: Start?
     /// Undoes the response's content codings, if it has any.
@@ -38,8 +39,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readDeferred = false
     private var isRemoved = false
 
-    init(readTimeout: TimeAmount?, fault: Connection.Fault) {
-        self.readTimeout = readTimeout
+    init(fault: Connection.Fault) {
         self.fault = fault
     }
 
@@ -49,17 +49,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         exchange = start
-        exchangeStart = .now()
         keepAlive = true
         promise?.succeed()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, exchange != nil,
-            readTimeout.map({ NIODeadline.now() - exchangeStart >= $0 }) ?? true
-        {
-            // Silent for the whole read timeout since the request went out, not only since a
-            // read before it.
+        if event is ReadTimedOut {
             abandon(ExchangeTimeout())
             context.close(promise: nil)
             return
@@ -69,6 +64,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        exchange?.watch?.heard()
         // One read can bring several pieces; each waits until the reader took the last one.
         if awaitingReader || !queue.isEmpty {
             queue.append(part)
@@ -101,9 +97,13 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 guard piece.readableBytes > 0 else { return }
             }
             awaitingReader = true
+            // Nothing more is read until the reader takes this piece: the silence is the reader's.
+            let watch = exchange.watch
+            watch?.pause()
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             // A reader already waiting takes the piece at once, and this callback runs here.
             exchange.handoff.offer(piece, on: context.eventLoop).whenComplete { result in
+                watch?.resume()
                 let (handler, context) = bound.value
                 handler.awaitingReader = false
                 if case .failure = result {
@@ -196,5 +196,5 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 /// The connection closed before the response ended.
 struct ExchangeClosed: Error {}
 
-/// The connection was silent for longer than the read timeout while a response was awaited.
+/// The server was silent for longer than the exchange's read timeout.
 struct ExchangeTimeout: Error {}

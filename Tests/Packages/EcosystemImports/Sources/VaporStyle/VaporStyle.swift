@@ -80,6 +80,7 @@ private typealias UnqualifiedClientConfiguration = ClientConfiguration
 private typealias UnqualifiedClientIdentity = ClientIdentity
 private typealias UnqualifiedClientService = ClientService
 private typealias UnqualifiedConnectionFailure = ConnectionFailure
+private typealias UnqualifiedConnectionOverrides = ConnectionOverrides
 private typealias UnqualifiedCookieFileFormat = CookieFileFormat
 private typealias UnqualifiedCookieJar = CookieJar
 private typealias UnqualifiedCourierAsyncHTTPClientTransport = CourierAsyncHTTPClientTransport

@@ -854,4 +854,13 @@ extension Samples {
         form.addData(Data("a,b\n".utf8), named: "table", filename: "table.csv")
         request.body = try .multipart(form)
     }
+
+    /// Sources/Courier/Transport/ConnectionOverrides.swift, sample 1
+    static func connectionOverrides1(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        var request = CourierRequest<Data>(path: "/events")
+        request.connection.readTimeout = .unlimited   // a stream that may stay silent for long
+        request.connection.proxy = .direct            // not through the client's proxy
+    }
 }

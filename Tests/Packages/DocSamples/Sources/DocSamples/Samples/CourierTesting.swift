@@ -18,14 +18,6 @@ import ServiceLifecycle
 import Testing
 
 extension Samples {
-    /// Sources/CourierTesting/IdempotencyLedger.swift, sample 1
-    static func idempotencyLedger1(_ context: SampleContext) async throws {
-        let ledger = IdempotencyLedger()
-        let first = try await TestServer.start(ledger: ledger)
-        try await first.shutdown()
-        let second = try await TestServer.start(port: first.port, ledger: ledger)
-    }
-
     /// Sources/CourierTesting/RecordingClock.swift, sample 1
     static func recordingClock1(_ context: SampleContext) async throws {
         var configuration = context.configuration
@@ -49,6 +41,14 @@ extension Samples {
                 _ = try await client.send(CourierRequest<Data>(path: "/get"))
             }
         }
+    }
+
+    /// Sources/CourierDemoServer/IdempotencyLedger.swift, sample 1
+    static func idempotencyLedger1(_ context: SampleContext) async throws {
+        let ledger = IdempotencyLedger()
+        let first = try await TestServer.start(ledger: ledger)
+        try await first.shutdown()
+        let second = try await TestServer.start(port: first.port, ledger: ledger)
     }
 }
 

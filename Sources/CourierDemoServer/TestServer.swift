@@ -5,7 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// An in-process HTTP/1.1 server with httpbin-like routes, for tests.
+/// An in-process HTTP/1.1 server with httpbin-like routes, for tests and for `courier demo`.
 ///
 /// The server listens on `127.0.0.1` on an ephemeral port and runs on
 /// `MultiThreadedEventLoopGroup.singleton`. Persistent (keep-alive) connections and pipelining are supported.
@@ -65,14 +65,15 @@ public final class TestServer: Sendable {
         self.ledger = ledger
     }
 
-    /// Starts a server on `127.0.0.1`: on `port`, or on an ephemeral port chosen by the
-    /// system when it is 0 (the default); with `tls`, it speaks HTTPS (see ``TestServerTLS``).
-    /// Pass the ``port`` of a server that was shut down, and its ``ledger``, to bring it back
-    /// as if it had restarted.
-    public static func start(
-        tls: TestServerTLS? = nil, port: Int = 0, ledger: IdempotencyLedger = IdempotencyLedger()
-    ) async throws -> TestServer {
-        let sslContext = try tls?.makeContext()
+    /// Starts a server speaking plain HTTP on `127.0.0.1`: on `port`, or on an ephemeral port
+    /// chosen by the system when it is 0 (the default). Pass the ``port`` of a server that was
+    /// shut down, and its ``ledger``, to bring it back as if it had restarted.
+    public static func start(port: Int = 0, ledger: IdempotencyLedger = IdempotencyLedger()) async throws -> TestServer {
+        try await start(sslContext: nil, port: port, ledger: ledger)
+    }
+
+    /// Starts a server on `127.0.0.1` that speaks HTTPS with `sslContext` when it is given.
+    package static func start(sslContext: NIOSSLContext?, port: Int, ledger: IdempotencyLedger) async throws -> TestServer {
         let registry = ConnectionRegistry()
         let log = RequestLog()
         let nonces = DigestNonces()
@@ -98,7 +99,7 @@ public final class TestServer: Sendable {
         }
         return TestServer(
             channel: channel, registry: registry, log: log, gates: gates, contents: contents, port: port,
-            scheme: tls == nil ? "http" : "https", ledger: ledger
+            scheme: sslContext == nil ? "http" : "https", ledger: ledger
         )
     }
 
@@ -145,7 +146,9 @@ public final class TestServer: Sendable {
 }
 
 /// Thrown by ``TestServer/start()`` or ``FaultServer/start(_:)`` when the bound port cannot be determined.
-struct ServerStartError: Error {}
+package struct ServerStartError: Error {
+    package init() {}
+}
 
 /// The thread-safe list of requests a ``TestServer`` received.
 final class RequestLog: Sendable {

@@ -5,7 +5,7 @@ import NIOCore
 ///
 /// Shared by ``TestServer`` and ``FaultServer``. All state is guarded by a lock; the type is safe to use
 /// from any thread.
-final class ConnectionRegistry: Sendable {
+package final class ConnectionRegistry: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
         var accepted = 0
@@ -14,20 +14,22 @@ final class ConnectionRegistry: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    package init() {}
+
     /// Number of connections currently open.
-    var openConnections: Int {
+    package var openConnections: Int {
         self.state.withLockedValue { $0.channels.count }
     }
 
     /// Number of connections accepted since the server started.
-    var acceptedConnections: Int {
+    package var acceptedConnections: Int {
         self.state.withLockedValue { $0.accepted }
     }
 
     /// Registers a newly active connection.
     ///
     /// - Returns: `false` if the server is already shutting down; the caller must then close the channel.
-    func connectionOpened(_ channel: any Channel) -> Bool {
+    package func connectionOpened(_ channel: any Channel) -> Bool {
         self.state.withLockedValue { state in
             guard state.shutdownFuture == nil else { return false }
             state.accepted += 1
@@ -37,7 +39,7 @@ final class ConnectionRegistry: Sendable {
     }
 
     /// Unregisters a connection that became inactive.
-    func connectionClosed(_ channel: any Channel) {
+    package func connectionClosed(_ channel: any Channel) {
         _ = self.state.withLockedValue { state in
             state.channels.removeValue(forKey: ObjectIdentifier(channel))
         }
@@ -46,7 +48,7 @@ final class ConnectionRegistry: Sendable {
     /// Closes `serverChannel` and every registered connection, then waits until all of them are closed.
     ///
     /// Idempotent: later (or concurrent) calls wait for the first shutdown to complete.
-    func shutdown(serverChannel: any Channel) async throws {
+    package func shutdown(serverChannel: any Channel) async throws {
         let (future, children): (EventLoopFuture<Void>, [any Channel]?) = self.state.withLockedValue { state in
             if let existing = state.shutdownFuture {
                 return (existing, nil)
@@ -68,17 +70,17 @@ final class ConnectionRegistry: Sendable {
 }
 
 /// A channel handler that reports channel activity to a ``ConnectionRegistry``.
-final class ConnectionTrackingHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+package final class ConnectionTrackingHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = NIOAny
 
     private let registry: ConnectionRegistry
     private var registered = false
 
-    init(registry: ConnectionRegistry) {
+    package init(registry: ConnectionRegistry) {
         self.registry = registry
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         if self.registry.connectionOpened(context.channel) {
             self.registered = true
             context.fireChannelActive()
@@ -87,7 +89,7 @@ final class ConnectionTrackingHandler: ChannelInboundHandler, RemovableChannelHa
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         if self.registered {
             self.registered = false
             self.registry.connectionClosed(context.channel)

@@ -1,5 +1,5 @@
 /// A minimal `multipart/form-data` (RFC 7578) parser for echoing uploads.
-enum Multipart {
+package enum Multipart {
     /// One body part.
     struct Part {
         /// The `name` parameter of `Content-Disposition`.
@@ -131,7 +131,7 @@ enum Multipart {
     }
 
     /// The index of the first occurrence of `needle` in `haystack` at or after `from`.
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    package static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard !needle.isEmpty, haystack.count >= needle.count, from <= haystack.count - needle.count else {
             return nil
         }

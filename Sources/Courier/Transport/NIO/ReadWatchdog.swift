@@ -2,7 +2,9 @@ import Atomics
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Fails exchanges whose server stays silent for longer than the read timeout.
+/// Fails exchanges whose server stays silent for longer than their read timeout: the one
+/// read rule of Courier's own transport, on AsyncHTTPClient and on Courier's channels, HTTP/1.1
+/// and HTTP/2 alike.
 ///
 /// AsyncHTTPClient's own read timeout schedules an event-loop timer once the request is sent,
 /// then cancels it and schedules a new one for every part of the response: three timers and
@@ -12,9 +14,10 @@ import NIOCore
 ///
 /// An exchange's clock starts when its request has been sent in full, restarts with each part
 /// of the response, and stops while a streaming reader holds a part it has not taken yet (see
-/// ``Watch/pause()``), so that a slow reader is never blamed on the server. A silent exchange fails
-/// between one timeout and one tick later; a tick is a tenth of the timeout, between 5 ms and
-/// 1 s.
+/// ``Watch/pause()``), so that a slow reader is never blamed on the server. Each exchange has
+/// its own timeout (the request's, else the client's). A silent exchange fails between its
+/// timeout and one tick later; a tick is a tenth of the shortest timeout watched, between 5 ms
+/// and 1 s.
 ///
 /// A watchdog ticks on one event loop and watches the exchanges whose response that loop
 /// delivers (see ``ReadWatchdogs``): a loop held up by other work then delays both what it
@@ -32,12 +35,21 @@ final class ReadWatchdog: Sendable {
         /// it takes the registry's lock, and read by ``ReadWatchdog/check()`` after taking it.
         fileprivate var failure: (@Sendable () -> Void)?
         private let clock: Clock
+        /// The silence allowed, in nanoseconds.
+        fileprivate let timeout: UInt64
 
         fileprivate static let unsent: UInt64 = 0
         fileprivate static let paused: UInt64 = 1
 
-        fileprivate init(clock: Clock) {
+        fileprivate init(clock: Clock, timeout: Duration) {
             self.clock = clock
+            self.timeout = UInt64(max(1, timeout.nanoseconds))
+        }
+
+        /// How often a watchdog must look at this exchange: a tenth of its timeout, between
+        /// 5 ms and 1 s.
+        fileprivate var tick: TimeAmount {
+            .nanoseconds(Int64(min(max(timeout / 10, 5_000_000), 1_000_000_000)))
         }
 
         /// The request has been sent in full: the clock starts.
@@ -86,26 +98,24 @@ final class ReadWatchdog: Sendable {
     private struct Registry {
         var watches: [ObjectIdentifier: Watch] = [:]
         var ticking = false
+        /// The tick of the shortest timeout watched since the watchdog started ticking.
+        var tick = TimeAmount.seconds(1)
     }
 
-    private let timeout: UInt64
-    private let tick: TimeAmount
     private let loop: any EventLoop
     private let clock: Clock
     private let registry = NIOLockedValueBox(Registry())
 
-    /// A watchdog for `timeout` whose timer runs on `loop`.
-    init(timeout: Duration, loop: any EventLoop, clock: Clock = .uptime) {
-        let nanoseconds = max(1, timeout.nanoseconds)
-        self.timeout = UInt64(nanoseconds)
-        self.tick = .nanoseconds(min(max(nanoseconds / 10, 5_000_000), 1_000_000_000))
+    /// A watchdog whose timer runs on `loop`.
+    init(loop: any EventLoop, clock: Clock = .uptime) {
         self.loop = loop
         self.clock = clock
     }
 
-    /// A clock for one exchange, to hand to ``start(_:failing:)`` once its task exists.
-    func makeWatch() -> Watch {
-        Watch(clock: clock)
+    /// A clock for one exchange that may stay silent for `timeout`, to hand to
+    /// ``start(_:failing:)`` once its task exists.
+    func makeWatch(timeout: Duration) -> Watch {
+        Watch(clock: clock, timeout: timeout)
     }
 
     /// Watches `watch` until ``end(_:)``; `fail` is called once if it stays silent too long.
@@ -113,6 +123,7 @@ final class ReadWatchdog: Sendable {
         watch.failure = fail
         let startsTicking = registry.withLockedValue { registry in
             registry.watches[ObjectIdentifier(watch)] = watch
+            if !registry.ticking || watch.tick < registry.tick { registry.tick = watch.tick }
             defer { registry.ticking = true }
             return !registry.ticking
         }
@@ -125,14 +136,15 @@ final class ReadWatchdog: Sendable {
     }
 
     private func schedule() {
+        let tick = registry.withLockedValue { $0.tick }
         let due = NIODeadline.now() + tick
-        loop.scheduleTask(deadline: due) { self.tickNow(due: due) }
+        loop.scheduleTask(deadline: due) { self.tickNow(due: due, tick: tick) }
     }
 
     /// One tick: checks, then ticks again while any exchange is watched. A tick that runs more
     /// than a tick late found its loop held up: what that loop should have heard meanwhile may
     /// still wait in its queue, so nothing is failed until the next tick.
-    private func tickNow(due: NIODeadline) {
+    private func tickNow(due: NIODeadline, tick: TimeAmount) {
         if NIODeadline.now() - due <= tick { check() }
         let keepsTicking = registry.withLockedValue { registry in
             registry.ticking = !registry.watches.isEmpty
@@ -148,7 +160,7 @@ final class ReadWatchdog: Sendable {
         let expired: [Watch] = registry.withLockedValue { registry in
             var expired: [Watch] = []
             for (key, watch) in registry.watches {
-                if let since = watch.since, now > since, now - since >= timeout {
+                if let since = watch.since, now > since, now - since >= watch.timeout {
                     expired.append(watch)
                     registry.watches[key] = nil
                 }
@@ -165,10 +177,10 @@ final class ReadWatchdog: Sendable {
 struct ReadWatchdogs: Sendable {
     private let watchdogs: [(loop: any EventLoop, watchdog: ReadWatchdog)]
 
-    init(timeout: Duration, group: any EventLoopGroup) {
+    init(group: any EventLoopGroup) {
         var watchdogs: [(loop: any EventLoop, watchdog: ReadWatchdog)] = []
         for loop in group.makeIterator() {
-            watchdogs.append((loop, ReadWatchdog(timeout: timeout, loop: loop)))
+            watchdogs.append((loop, ReadWatchdog(loop: loop)))
         }
         self.watchdogs = watchdogs
     }
@@ -178,8 +190,9 @@ struct ReadWatchdogs: Sendable {
         watchdogs.first { $0.loop === loop }?.watchdog ?? watchdogs[0].watchdog
     }
 
-    /// A clock for one exchange, to start on the loop its response is delivered on.
-    func makeWatch() -> ReadWatchdog.Watch {
-        watchdogs[0].watchdog.makeWatch()
+    /// A clock for one exchange that may stay silent for `timeout`, to start on the loop its
+    /// response is delivered on; `nil` when there is no limit.
+    func makeWatch(timeout: Duration?) -> ReadWatchdog.Watch? {
+        timeout.map { watchdogs[0].watchdog.makeWatch(timeout: $0) }
     }
 }

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Connection settings of one request, each over the client's: a field left `nil` uses the
+/// client's value (``ClientConfiguration/timeouts``, ``ClientConfiguration/decompression``,
+/// ``ClientConfiguration/proxy`` and ``ClientConfiguration/tls``).
+///
+/// ```swift
+/// var request = CourierRequest<Data>(path: "/events")
+/// request.connection.readTimeout = .unlimited   // a stream that may stay silent for long
+/// request.connection.proxy = .direct            // not through the client's proxy
+/// ```
+///
+/// The client's own transport honours every field on every HTTP version, and never lets a
+/// connection made under one set of settings carry a request made under another: a request
+/// with a proxy, trust roots, pins or a client certificate of its own gets connections of its
+/// own. A value out of range fails the request with ``CourierError/Kind/invalidConfiguration``
+/// before anything is sent. A transport you provide reads ``CourierHTTPRequest/connection``
+/// and refuses, with a typed error, what it cannot honour.
+public struct ConnectionOverrides: Sendable, Hashable {
+    /// How long the server may stay silent once the request is sent.
+    public enum ReadTimeout: Sendable, Hashable {
+        /// No limit: the request waits for the server as long as its total timeout allows.
+        case unlimited
+        /// Silence for this long fails the exchange with ``CourierError/Kind/timeout``.
+        case after(Duration)
+    }
+
+    /// Whether the request goes through a proxy.
+    public enum ProxyChoice: Sendable, Hashable {
+        /// Straight to the origin, whatever the client's proxy.
+        case direct
+        /// Through this proxy (see ``Proxy``).
+        case through(Proxy)
+    }
+
+    /// How long to wait for a connection, TCP and TLS handshake together; `nil` uses
+    /// ``Timeouts/connect``.
+    public var connectTimeout: Duration?
+    /// How long the server may stay silent; `nil` uses ``Timeouts/read``.
+    public var readTimeout: ReadTimeout?
+    /// Whether and how far compressed bodies are inflated; `nil` uses
+    /// ``ClientConfiguration/decompression``.
+    public var decompression: Decompression?
+    /// The proxy; `nil` uses ``ClientConfiguration/proxy``.
+    public var proxy: ProxyChoice?
+    /// Trusted roots, pins, client certificates and the oldest TLS version, as a whole; `nil`
+    /// uses ``ClientConfiguration/tls``.
+    public var tls: TLSPolicy?
+
+    /// Creates settings; every field left `nil` uses the client's.
+    public init(
+        connectTimeout: Duration? = nil,
+        readTimeout: ReadTimeout? = nil,
+        decompression: Decompression? = nil,
+        proxy: ProxyChoice? = nil,
+        tls: TLSPolicy? = nil
+    ) {
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.decompression = decompression
+        self.proxy = proxy
+        self.tls = tls
+    }
+
+    /// Whether every field uses the client's value.
+    public var isEmpty: Bool {
+        connectTimeout == nil && readTimeout == nil && decompression == nil && proxy == nil && tls == nil
+    }
+
+    /// The first field outside its range, as the error the request fails with.
+    func rangeError() -> CourierError? {
+        if case .after(let read)? = readTimeout, let error = ConfigurationRanges.timeoutError("The request's connection.readTimeout", read) {
+            return error
+        }
+        if case .through(let proxy)? = proxy, let error = ConfigurationRanges.proxyError("The request's connection.proxy", proxy) {
+            return error
+        }
+        return ConfigurationRanges.timeoutError("The request's connection.connectTimeout", connectTimeout)
+            ?? decompression.flatMap { ConfigurationRanges.decompressionError("The request's connection.decompression", $0) }
+    }
+}
+
+extension TransportConfiguration {
+    /// These settings with `overrides` applied, field by field.
+    func applying(_ overrides: ConnectionOverrides) -> TransportConfiguration {
+        guard !overrides.isEmpty else { return self }
+        var applied = self
+        if let connect = overrides.connectTimeout { applied.connectTimeout = connect }
+        switch overrides.readTimeout {
+        case nil: break
+        case .unlimited?: applied.readTimeout = nil
+        case .after(let read)?: applied.readTimeout = read
+        }
+        if let decompression = overrides.decompression { applied.decompression = decompression }
+        switch overrides.proxy {
+        case nil: break
+        case .direct?: applied.proxy = nil
+        case .through(let proxy)?: applied.proxy = proxy
+        }
+        if let tls = overrides.tls { applied.minimumTLSVersion = tls.minimumVersion }
+        return applied
+    }
+}

@@ -75,9 +75,14 @@ final class RoutingTransport: Transport {
     /// The route of `request`, under its own TLS policy or else the client's; both go through
     /// the request's proxy, if any.
     private func route(for request: CourierHTTPRequest) throws(CourierError) -> Route {
-        let policy = request.connection.tls ?? self.policy
+        // The client's policy is passed as it is, not copied, on every request without one.
+        if let own = request.connection.tls { return try route(for: request.url, under: own) }
+        return try route(for: request.url, under: policy)
+    }
+
+    /// The route of `url` under `policy`.
+    private func route(for url: URL, under policy: TLSPolicy) throws(CourierError) -> Route {
         let standardMinimum = standard.configuration.minimumTLSVersion
-        let url = request.url
         guard !policy.isDefault || policy.minimumVersion != standardMinimum, url.scheme?.lowercased() == "https",
             let host = url.host, let settings = policy.settings(for: host, at: Date(), standardMinimum: standardMinimum)
         else { return .standard(nil, nil) }

@@ -69,6 +69,8 @@ public struct ConnectionOverrides: Sendable, Hashable {
 
     /// The first field outside its range, as the error the request fails with.
     func rangeError() -> CourierError? {
+        // Most requests set none: they pay one comparison per field on the hot path.
+        guard !isEmpty else { return nil }
         if case .after(let read)? = readTimeout, let error = ConfigurationRanges.timeoutError("The request's connection.readTimeout", read) {
             return error
         }

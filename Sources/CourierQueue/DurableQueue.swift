@@ -151,6 +151,10 @@ public actor DurableQueue {
     ///   - tag: a label kept with the record.
     ///   - isOrdered: whether it waits for earlier ordered requests to the same host.
     ///   - maximumAge: how long it may wait; `nil` uses ``QueueConfiguration/maximumAge``.
+    /// - Throws: as ``enqueue(_:)``; ``CourierError/Kind/invalidBody`` for a streamed body or a
+    ///   ``CourierRequest/credential``, and ``CourierError/Kind/invalidConfiguration`` for a
+    ///   request with ``CourierRequest/connection`` settings, which the queue does not keep:
+    ///   the delivering client's configuration decides how it connects.
     public func enqueue<Value>(
         _ request: CourierRequest<Value>, tag: String? = nil, isOrdered: Bool = true, maximumAge: Duration? = nil
     ) async throws(CourierError) -> DurableRequestHandle {

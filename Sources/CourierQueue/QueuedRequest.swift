@@ -180,6 +180,14 @@ extension CourierClient {
                 "A durable request cannot carry CourierRequest.credential, which would have to be stored; give the credentials to the client (ClientConfiguration.authentication) or the queue (QueueConfiguration.credentials) instead."
             )
         }
+        guard request.connection.isEmpty else {
+            // A TLS policy or a proxy holds keys and credentials that would have to be kept on
+            // disk; sent without them, the request would connect in a way it did not ask for.
+            throw CourierError(
+                .invalidConfiguration,
+                "A durable request cannot carry CourierRequest.connection, which the queue does not keep; give these settings to the client that delivers it (ClientConfiguration.transport) instead."
+            )
+        }
         let resolved = try makeHTTPRequest(request, id: CourierRequestID())
         var body: QueuedRequest.Body?
         if let resolvedBody = resolved.body {

@@ -202,22 +202,38 @@ public final class CourierURLSessionTransport: Transport {
         }
     }
 
-    /// A task that calls `expire` with a timeout error naming `request`'s total timeout once
+    /// A timer that calls `expire` with a timeout error naming `request`'s total timeout once
     /// `deadline` has passed, unless it is cancelled first; `nil` without a deadline.
+    ///
+    /// It runs on a dispatch queue, not on Swift's pool: the session's events arrive on
+    /// threads of their own, and a timer on a pool that other work keeps busy could fire only
+    /// after a late response had already been delivered.
     static func timer(
         until deadline: ContinuousClock.Instant?, for request: CourierHTTPRequest, advice: String,
         expire: @escaping @Sendable (CourierError) -> Void
-    ) -> Task<Void, Never>? {
+    ) -> DispatchWorkItem? {
         deadline.map { deadline in
-            Task { [timeout = request.timeout, url = request.url] in
-                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+            let (timeout, url) = (request.timeout, request.url)
+            let item = DispatchWorkItem {
                 expire(
                     CourierError(
                         .timeout, "The request did not finish within its total timeout\(timeout.map { " of \($0)" } ?? ""); \(advice).", url: url
                     )
                 )
             }
+            DispatchQueue.global().asyncAfter(deadline: dispatchTime(of: deadline), execute: item)
+            return item
         }
+    }
+
+    /// The dispatch time of `instant`: as far from `DispatchTime.now()` as `instant` is from
+    /// now; a past instant is now, and one beyond a century is a century away.
+    static func dispatchTime(of instant: ContinuousClock.Instant) -> DispatchTime {
+        let remaining = ContinuousClock.now.duration(to: instant)
+        guard remaining > .zero else { return .now() }
+        let capped = min(remaining, .seconds(3_153_600_000))
+        let nanoseconds = capped.components.seconds * 1_000_000_000 + capped.components.attoseconds / 1_000_000_000
+        return .now() + .nanoseconds(Int(nanoseconds))
     }
 
     /// Cancels the task of `exchange`, if it was made, from the control queue.

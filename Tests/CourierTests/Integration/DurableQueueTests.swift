@@ -70,6 +70,31 @@ struct DurableQueueTests {
         }
     }
 
+    /// What the queue cannot keep is refused at enqueue, with nothing written or sent: a
+    /// request's own credential, and its own connection settings (a TLS policy with pins or a
+    /// client key, a proxy), which a later delivery would otherwise silently go without.
+    @Test func settingsTheQueueCannotKeepAreRefusedAtEnqueue() async throws {
+        try await withServerAndQueue { server, queue in
+            var pinned = CourierRequest<Void>(method: .post, path: server.url("/idempotent/pinned").absoluteString, body: .text("x"))
+            pinned.connection.tls = TLSPolicy(pins: [HostPins(host: "127.0.0.1", pins: [try .publicKeySHA256(Data(repeating: 7, count: 32))])])
+            var viaProxy = CourierRequest<Void>(method: .post, path: server.url("/idempotent/proxied").absoluteString, body: .text("x"))
+            viaProxy.connection.proxy = .direct
+            var withCredential = CourierRequest<Void>(method: .post, path: server.url("/idempotent/credential").absoluteString, body: .text("x"))
+            withCredential.credential = .password(user: "u", password: "p")
+            for (request, kind, words) in [
+                (pinned, CourierError.Kind.invalidConfiguration, "CourierRequest.connection"),
+                (viaProxy, .invalidConfiguration, "CourierRequest.connection"),
+                (withCredential, .invalidBody, "CourierRequest.credential"),
+            ] {
+                let error = await courierError { _ = try await queue.enqueue(request) }
+                #expect(error?.kind == kind)
+                #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+            }
+            #expect(try await queue.records().isEmpty)
+            #expect(server.receivedRequests.isEmpty)
+        }
+    }
+
     @Test func aKeyTheCallerGaveIsKept() async throws {
         try await withServerAndQueue { server, queue in
             var request = CourierRequest<Void>(method: .put, path: server.url("/idempotent/given").absoluteString)

@@ -60,6 +60,7 @@ let package = Package(
             name: "Courier",
             dependencies: [
                 "CCourierZlib",
+                "CCourierCodecs",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -128,6 +129,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .systemLibrary(name: "CCourierZlib", path: "Sources/CCourierZlib"),
+        // brotli and zstd, undone (and, for the demo server, made) by the system's libraries,
+        // loaded when first needed: nothing to install to build, and a machine without them
+        // delivers such bodies as received.
+        .target(name: "CCourierCodecs", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Foundation's XML support links libxml2 (and ICU on Linux): only programs that read XML
         // load them.
         .target(name: "CourierXML", dependencies: ["Courier"], swiftSettings: strictSettings),
@@ -160,6 +165,7 @@ let package = Package(
             name: "CourierDemoServer",
             dependencies: [
                 "CCourierZlib",
+                "CCourierCodecs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -49,6 +49,7 @@ enum TestServerRoutes {
         case ("gzip", 0): return self.compressed(request, format: .gzip)
         case ("deflate", 0): return self.compressed(request, format: .zlib)
         case ("gzip-bomb", 0): return self.gzipBomb(request)
+        case ("bomb", 0): return self.bomb(request)
         case ("encoded", 0): return self.encoded(request)
         case ("cache", 0): return self.cache(request)
         case ("cache", 1): return self.cacheControl(request, rest[0])

@@ -125,6 +125,7 @@ extension TestServerRoutes {
                 case "gzip": body = try Deflater.compress(body, format: .gzip)
                 case "deflate": body = try Deflater.compress(body, format: .zlib)
                 case "raw-deflate": body = try Deflater.compress(body, format: .raw)
+                case "br", "zstd": body = try SystemCompression(contentCoding: coding)!.compress(body)
                 default: break
                 }
             }
@@ -135,6 +136,22 @@ extension TestServerRoutes {
         body.removeLast(cut)
         let label = codings.map { $0 == "raw-deflate" ? "deflate" : $0 }.joined(separator: ", ")
         return TestResponse(status: .ok, headers: ["Content-Encoding": label], body: .bytes(body))
+    }
+
+    /// `/bomb?coding=br&size=N` (or `zstd`): N zero bytes in one brotli stream or zstd frame,
+    /// compressed whole before it is sent (so at most 256 MiB).
+    static func bomb(_ request: TestRequest) -> TestResponse {
+        guard let coding = request.queryValue("coding").flatMap(SystemCompression.init(contentCoding:)),
+            let size = self.count(request.queryValue("size"), default: 10 * 1024 * 1024, maximum: 256 * 1024 * 1024),
+            let body = try? coding.compress([UInt8](repeating: 0, count: size), level: 3)
+        else {
+            return .error(.badRequest, "invalid coding or size")
+        }
+        return TestResponse(
+            status: .ok,
+            headers: ["Content-Type": "application/octet-stream", "Content-Encoding": request.queryValue("coding") ?? ""],
+            body: .bytes(body)
+        )
     }
 
     /// `/gzip-bomb?size=N`: N zero bytes, gzip-compressed on the fly (chunked).

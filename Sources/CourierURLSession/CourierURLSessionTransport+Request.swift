@@ -55,7 +55,7 @@ extension CourierURLSessionTransport {
     static let framingFields: Set<String> = ["content-length", "transfer-encoding"]
 
     /// The `Accept-Encoding` the client adds when decompression is on.
-    static let courierAcceptEncoding = "gzip, deflate"
+    static var courierAcceptEncoding: String { Decompression.acceptEncoding }
 
     /// The header fields of `response`. URLSession joins repeated fields with commas, which
     /// is the same field for all but `Set-Cookie`; those are split back into one field per

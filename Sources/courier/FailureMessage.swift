@@ -56,7 +56,7 @@ struct FailureMessage {
         case .decompressionLimitExceeded:
             return "the compressed body from \(server) is corrupt or expands far past its size; it was refused as a possible zip bomb (leave out --compressed to get the bytes as sent)"
         case .unsupportedContentEncoding:
-            return "\(server) sent the body in a content coding courier cannot decode (only gzip and deflate); ask for another with -H 'Accept-Encoding: …'"
+            return "\(server) sent the body in a content coding courier cannot decode (gzip, deflate, and br and zstd where the system's libbrotli and libzstd are installed); ask for another with -H 'Accept-Encoding: …'"
         case .tooManyRedirects:
             return "\(server) redirected more times than allowed (raise --max-redirects if the chain is legitimate)"
         case .redirectLoop:

@@ -102,7 +102,7 @@ struct FetchCommand: AsyncParsableCommand {
         help: ArgumentHelp("Print this text on stdout after the body, with %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %{content_type}, %{num_redirects} and \\n, \\t escapes.", valueName: "format"))
     var writeOut: String?
 
-    @Flag(help: "Ask for a compressed response (Accept-Encoding: gzip, deflate). Compressed bodies are inflated either way.")
+    @Flag(help: "Ask for a compressed response (Accept-Encoding: gzip, deflate, br, zstd; br and zstd where the system's libbrotli and libzstd are installed). Compressed bodies are inflated either way.")
     var compressed = false
 
     @Option(help: "Print a machine-readable report instead of the body: json.")

@@ -248,7 +248,7 @@ struct FetchTransportTests {
             _ = await courier("fetch", server.url("/get").absoluteString)
             #expect(server.receivedRequests.last?.header("Accept-Encoding") == "identity")
             _ = await courier("fetch", server.url("/get").absoluteString, "--compressed")
-            #expect(server.receivedRequests.last?.header("Accept-Encoding") == "gzip, deflate")
+            #expect(server.receivedRequests.last?.header("Accept-Encoding") == "gzip, deflate, br, zstd")
             _ = await courier("fetch", server.url("/get").absoluteString, "-H", "Accept-Encoding: br")
             #expect(server.receivedRequests.last?.headerValues("Accept-Encoding") == ["br"])
             // A server that compresses anyway is inflated.
@@ -257,6 +257,14 @@ struct FetchTransportTests {
             let body = try #require(Data(base64Encoded: object["body_base64"] as? String ?? ""))
             let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
             #expect(json?["gzipped"] as? Bool == true)
+            // br and zstd, alone and under gzip, are undone on both of fetch's paths.
+            for coding in ["br", "zstd", "zstd,gzip"] {
+                let printed = await courier("fetch", server.url("/encoded?coding=\(coding)").absoluteString, "--compressed")
+                #expect(printed.status == 0 && printed.stdout == "layered body", "\(coding): \(printed.stderr)")
+                let reported = await courier("fetch", server.url("/encoded?coding=\(coding)").absoluteString, "--report", "json")
+                let object = try report(reported.stdout.trimmingCharacters(in: .newlines))
+                #expect(Data(base64Encoded: object["body_base64"] as? String ?? "") == Data("layered body".utf8), "\(coding)")
+            }
         }
     }
 

@@ -31,7 +31,7 @@ public struct ClientConfiguration: Sendable {
     public var limits: Limits
     /// How redirects are followed.
     public var redirectPolicy: RedirectPolicy
-    /// Whether gzip and deflate bodies are inflated, and within which ratio.
+    /// Whether compressed bodies (gzip, deflate, br, zstd) are undone, and within which ratio.
     public var decompression: Decompression
     /// The logger; silent unless you pass one.
     public var logger: Logger

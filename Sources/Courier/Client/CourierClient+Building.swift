@@ -39,7 +39,7 @@ extension CourierClient {
             headers.add(name: "Content-Type", value: contentType)
         }
         if case .enabled = request.connection.decompression ?? configuration.decompression, !headers.contains("Accept-Encoding") {
-            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+            headers.add(name: "Accept-Encoding", value: Decompression.acceptEncoding)
         }
         var built = CourierHTTPRequest(
             method: request.method,

@@ -41,13 +41,20 @@ public struct TransportConfiguration: Sendable, Hashable {
     }
 }
 
-/// Whether gzip and deflate bodies are inflated.
+/// Whether compressed response bodies are undone.
+///
+/// gzip and deflate are undone by zlib; br and zstd by the system's libbrotli and libzstd,
+/// which Courier loads when first needed (Debian's `libbrotli1` and `libzstd1`): on a machine
+/// without one, its coding is neither asked for nor undone, and a body in it is delivered as
+/// received, `Content-Encoding` intact.
 public enum Decompression: Sendable, Hashable {
     /// Bodies are delivered as sent; no `Accept-Encoding` is added.
     case disabled
-    /// `Accept-Encoding: gzip, deflate` is sent and compressed bodies are inflated; a body that
-    /// would grow more than `maximumRatio` times its compressed size fails with
-    /// ``CourierError/Kind/decompressionLimitExceeded`` (a defence against zip bombs).
+    /// Unless the request sets its own, `Accept-Encoding: gzip, deflate, br, zstd` is sent (the
+    /// codings this machine can undo), and compressed bodies are undone, every layer; a body
+    /// that would grow more than `maximumRatio` times its compressed size fails with
+    /// ``CourierError/Kind/decompressionLimitExceeded`` (a defence against zip bombs), as
+    /// does a zstd body that needs a window of more than 8 MiB (RFC 9659).
     case enabled(maximumRatio: Int)
 }
 

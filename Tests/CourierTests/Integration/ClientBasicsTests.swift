@@ -74,7 +74,7 @@ struct ClientBasicsTests {
                 #expect(echo.header("X-Default") == "d")
                 #expect(echo.header("X-Request") == "r")
                 #expect(echo.header("User-Agent")?.hasPrefix("Courier/") == true)
-                #expect(echo.header("Accept-Encoding") == "gzip, deflate")
+                #expect(echo.header("Accept-Encoding") == "gzip, deflate, br, zstd")
             }
         }
     }

@@ -62,7 +62,7 @@ struct ConnectionOverridesTests {
             try await withClient(server, configure: { $0.decompression = .disabled }) { client in
                 let decoded = try await client.response(for: request("/gzip") { $0.decompression = .enabled(maximumRatio: 100) })
                 #expect(decoded.text().contains("gzipped"))
-                #expect(server.receivedRequests.last?.header("Accept-Encoding") == "gzip, deflate")
+                #expect(server.receivedRequests.last?.header("Accept-Encoding") == "gzip, deflate, br, zstd")
             }
         }
     }

@@ -13,20 +13,32 @@ struct ContentDecoderPropertyTests {
 
     /// The framings a body may arrive in.
     enum Framing: CaseIterable {
-        case gzip, zlib, raw
+        case gzip, zlib, raw, brotli, zstd
 
         /// `Content-Encoding` for the framing.
-        var label: String { self == .gzip ? "gzip" : "deflate" }
+        var label: String {
+            switch self {
+            case .gzip: return "gzip"
+            case .zlib, .raw: return "deflate"
+            case .brotli: return "br"
+            case .zstd: return "zstd"
+            }
+        }
 
         /// `bytes` compressed in this framing.
         func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+            switch self {
+            case .brotli: return try SystemCompression.brotli.compress(bytes)
+            case .zstd: return try SystemCompression.zstd.compress(bytes)
+            default: break
+            }
             let gzip = try TestGzip.compress(bytes)
             // A gzip member without flags is a 10-byte header, the deflate stream and an
             // 8-byte trailer; the zlib framing wraps the same stream in its own header and
             // an Adler-32 of the data.
             let raw = Array(gzip[10..<(gzip.count - 8)])
             switch self {
-            case .gzip: return gzip
+            case .gzip, .brotli, .zstd: return gzip
             case .raw: return raw
             case .zlib:
                 let adler = ContentDecoderPropertyTests.adler32(bytes)
@@ -48,7 +60,7 @@ struct ContentDecoderPropertyTests {
 
     @Test("any bytes compressed in any framing decode to themselves, fed in pieces of any size")
     func roundTrip() async throws {
-        let framing = Gen<Int>.value(in: 0...2).map { Framing.allCases[$0] }
+        let framing = Gen<Int>.value(in: 0...4).map { Framing.allCases[$0] }
         await propertyCheck(count: Property.cases(800), input: Property.bytes(upTo: 2000), framing, Gen<Int>.value(in: 1...700), Gen<Int>.value(in: 1...2)) { bytes, framing, pieceSize, layers in
             var encoded = bytes
             for _ in 0..<layers { encoded = try framing.compress(encoded) }
@@ -81,6 +93,22 @@ struct ContentDecoderPropertyTests {
         }
     }
 
+    @Test("a br or zstd stream cut anywhere fails with a typed error; an empty one is an empty body")
+    func cutSystemStreams() async throws {
+        let framing = Gen<Bool>.bool.map { $0 ? Framing.brotli : Framing.zstd }
+        await propertyCheck(count: Property.cases(600), input: Property.bytes(upTo: 400), framing, Gen<UInt64>.value(), Gen<Int>.value(in: 1...64)) { bytes, framing, choice, pieceSize in
+            let encoded = try framing.compress(bytes)
+            let position = Int(choice >> 8) % encoded.count
+            switch Self.decode(Array(encoded[..<position]), labels: [framing.label], pieceSize: pieceSize) {
+            case .success(let decoded):
+                #expect(position == 0 && decoded.isEmpty, "a \(framing) stream cut to \(position) of \(encoded.count) bytes decoded")
+            case .failure(let error):
+                #expect(position > 0, "an empty body failed: \(error)")
+                #expect(error.kind == .malformedResponse)
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// Runs a decoder over `bytes` in pieces, as a response delivers them.
@@ -89,15 +117,7 @@ struct ContentDecoderPropertyTests {
             guard let decoder = try ContentDecoder.make(encodings: labels, method: "GET", status: 200, decompression: .enabled(maximumRatio: 1000), url: url) else {
                 return bytes
             }
-            var output: [UInt8] = []
-            var index = 0
-            while index < bytes.count {
-                var piece = try decoder.decode(ByteBuffer(bytes: bytes[index..<min(bytes.count, index + pieceSize)]))
-                output += piece.readBytes(length: piece.readableBytes) ?? []
-                index += pieceSize
-            }
-            try decoder.finish()
-            return output
+            return try decoder.decodeWhole(bytes, pieceSize: pieceSize)
         }
     }
 

@@ -12,7 +12,7 @@ import NIOSSL
 ///
 /// It drives AsyncHTTPClient through its response-delegate API, which costs about half the CPU
 /// per request of its async/await API, streams request bodies, collects response bodies up to
-/// the request's limit, and inflates gzip and deflate bodies within a ratio limit. Redirects are
+/// the request's limit, and undoes compressed bodies (``Decompression``) within a ratio limit. Redirects are
 /// not followed here: the client follows them, so that its credential rules apply.
 public final class CourierAsyncHTTPClientTransport: Transport {
     /// The instances per connect timeout and proxy.

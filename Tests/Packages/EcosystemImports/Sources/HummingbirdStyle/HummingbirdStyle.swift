@@ -173,6 +173,7 @@ private typealias UnqualifiedTLSPolicy = TLSPolicy
 private typealias UnqualifiedTestCertificate = TestCertificate
 private typealias UnqualifiedTestCertificates = TestCertificates
 private typealias UnqualifiedTestGzip = TestGzip
+private typealias UnqualifiedSystemCompression = SystemCompression
 private typealias UnqualifiedTestServer = TestServer
 private typealias UnqualifiedTestServerTLS = TestServerTLS
 private typealias UnqualifiedTieredCacheStorage = TieredCacheStorage

@@ -7,6 +7,8 @@ import NIOPosix
 //   courier-bench [--requests N] [--rounds R] [--concurrency 1,16] [--allocations] [--nio-global-executor]
 //                  (--allocations: the same run with allocations counted; glibc only)
 //   courier-bench --transfers [--size-mib 1024] [--rounds R] [--courier PATH]
+//   courier-bench --decoding [--size-mib 100] [--rounds R] [--courier PATH]
+//                  (br and zstd bodies undone by `courier fetch`, `curl --compressed`, `brotli -d`, `zstd -d`)
 //   courier-bench --queue [--requests N] [--rounds R]   (the durable queue)
 //   courier-bench --queue-workers [--requests N] [--rounds R]   (the queue in PostgreSQL, several workers)
 //   courier-bench --queue-soak [--requests N] [--kills K] [--workers W] [--sqlite]
@@ -19,6 +21,7 @@ import NIOPosix
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
+//   courier-bench --decoding-files D MIB  (internal: makes the compressed files of --decoding)
 //   courier-bench --queue-soak-worker STORAGE  (internal: a soak's worker process)
 //   courier-bench --raw-batch FILE C API  (internal: the raw contender of --batch)
 //
@@ -42,6 +45,8 @@ if arguments.contains(TLSBenchmark.serveFlag) {
     try await TLSBenchmark.serve()
 } else if arguments.contains("--serve") {
     try await ServerProcess.serve()
+} else if let flag = arguments.firstIndex(of: DecodingBenchmark.filesFlag), flag + 2 < arguments.count {
+    try DecodingBenchmark.writeFiles(folder: arguments[flag + 1], megabytes: Int(arguments[flag + 2]) ?? 100)
 } else if let flag = arguments.firstIndex(of: "--serve-files"), flag + 1 < arguments.count {
     try await FileServer.serve(folder: arguments[flag + 1])
 } else if let flag = arguments.firstIndex(of: "--cache-memory-child"), flag + 2 < arguments.count {
@@ -62,6 +67,10 @@ if arguments.contains(TLSBenchmark.serveFlag) {
     }
     if arguments.contains("--transfers") {
         try TransferBenchmark(megabytes: options.megabytes, rounds: options.rounds, courier: options.courier).run()
+        exit(0)
+    }
+    if arguments.contains("--decoding") {
+        try DecodingBenchmark(megabytes: arguments.contains("--size-mib") ? options.megabytes : 100, rounds: options.rounds, courier: options.courier).run()
         exit(0)
     }
     if arguments.contains("--batch") {

@@ -19,9 +19,7 @@ struct BatchBenchmark {
     static let rawFlag = "--raw-batch"
 
     func run() throws {
-        guard FileManager.default.isExecutableFile(atPath: courier) else {
-            throw HarnessError("no courier executable at \(courier); build it with `swift build -c release --package-path Benchmarks --product courier`, or pass --courier PATH")
-        }
+        try requireExecutable(courier)
         let server = try ServerProcess.launch()
         defer { server.stop() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-batch-\(getpid()).json").path

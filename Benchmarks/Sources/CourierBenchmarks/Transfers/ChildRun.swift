@@ -8,14 +8,16 @@ struct ChildRun {
     var peakMiB: Double
     var exitStatus: Int32
 
-    /// Runs `arguments` (the first is an absolute path) with stdout and stderr sent to /dev/null
-    /// and waits for it.
-    static func run(_ arguments: [String]) throws -> ChildRun {
+    /// Runs `arguments` (the first is an absolute path) with stdout and stderr sent to /dev/null,
+    /// or left as they are when `keepingOutput`, and waits for it.
+    static func run(_ arguments: [String], keepingOutput: Bool = false) throws -> ChildRun {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if !keepingOutput {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -40,4 +42,11 @@ struct ChildRun {
 func executablePath(_ name: String) -> String? {
     let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
     return folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Throws unless `courier` is the path of an executable, saying how to build one.
+func requireExecutable(_ courier: String) throws {
+    guard FileManager.default.isExecutableFile(atPath: courier) else {
+        throw HarnessError("no courier executable at \(courier); build it with `swift build -c release --package-path Benchmarks --product courier`, or pass --courier PATH")
+    }
 }

@@ -4,7 +4,8 @@ import NIOHTTP1
 import NIOPosix
 
 /// A small HTTP/1.1 server for the transfer benchmark, so that the server is never the bottleneck:
-/// `GET /files/NAME` sends a file from its folder with `sendfile` (through a `FileRegion`), and any
+/// `GET /files/NAME` sends a file from its folder with `sendfile` (through a `FileRegion`), a
+/// `.br` or `.zst` file with its `Content-Encoding`, and any
 /// request with a body has the body read and thrown away, answering with the byte count.
 enum FileServer {
     /// Child side: serves `folder` until stdin closes, after printing the port.
@@ -69,6 +70,9 @@ private final class FileServerHandler: ChannelInboundHandler {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Length", value: "\(size)")
         headers.add(name: "Content-Type", value: "application/octet-stream")
+        // A file kept compressed goes out in its coding, as a server sends a precompressed file.
+        if name.hasSuffix(".br") { headers.add(name: "Content-Encoding", value: "br") }
+        if name.hasSuffix(".zst") { headers.add(name: "Content-Encoding", value: "zstd") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .ok, headers: headers))), promise: nil)
         let region = FileRegion(fileHandle: handle, readerIndex: 0, endIndex: Int(size))
         context.write(wrapOutboundOut(.body(.fileRegion(region))), promise: nil)

@@ -10,9 +10,7 @@ struct TransferBenchmark {
     var courier: String
 
     func run() throws {
-        guard FileManager.default.isExecutableFile(atPath: courier) else {
-            throw HarnessError("no courier executable at \(courier); build it with `swift build -c release --package-path Benchmarks --product courier`, or pass --courier PATH")
-        }
+        try requireExecutable(courier)
         guard let curl = executablePath("curl") else { throw HarnessError("curl is not on PATH") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -120,7 +120,9 @@ struct DemoSteps {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let size = 4 << 20
-        let request = CourierRequest<Data>(path: "/range/\(size)?seed=7&drops=2&chunk_delay=0.001")
+        var request = CourierRequest<Data>(path: "/range/\(size)?seed=7&drops=2&chunk_delay=0.001")
+        // A resume is a retry: the request's own policy allows the two it needs.
+        request.retryPolicy = .retries(2)
         let result = try await client.download(request, to: .file(folder.appendingPathComponent("data.bin")))
         let ranges = server.receivedRequests.filter { $0.path == "/range/\(size)" }.compactMap { recorded in
             recorded.headers.first { $0.name.lowercased() == "range" }?.value

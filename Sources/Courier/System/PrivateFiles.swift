@@ -22,17 +22,10 @@ package enum PrivateFiles {
         case failed(String)
     }
 
-    /// Creates the folder at `path` with mode 0700 whatever the umask; missing parent folders
-    /// are created with the usual mode.
+    /// Creates the folder at `path` with mode 0700 whatever the umask, and the missing folders
+    /// above it (see ``makeParents(of:)``).
     package static func makeFolder(_ path: String) -> Made {
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
-            do {
-                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            } catch {
-                return .failed(error.localizedDescription)
-            }
-        }
+        if let reason = makeParents(of: path) { return .failed(reason) }
         if mkdir(path, 0o700) == 0 {
             // The umask may have taken bits away; the folder is new and ours.
             _ = chmod(path, 0o700)
@@ -40,6 +33,20 @@ package enum PrivateFiles {
         }
         let code = errno
         return code == EEXIST ? .existed : .failed(String(cString: strerror(code)))
+    }
+
+    /// Creates the missing folders above `path`, like `mkdir -p`, each for its owner alone (the
+    /// XDG base directory rule for a folder a program makes, such as a missing `~/.cache`);
+    /// returns the system's reason when one cannot be made, `nil` otherwise.
+    package static func makeParents(of path: String) -> String? {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) else { return nil }
+        do {
+            try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return nil
+        } catch {
+            return error.localizedDescription
+        }
     }
 
     /// Creates an empty file at `path` with mode 0600 whatever the umask, unless one is there.

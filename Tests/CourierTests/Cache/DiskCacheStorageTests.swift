@@ -5,6 +5,26 @@ import Testing
 
 @Suite("Disk cache storage")
 struct DiskCacheStorageTests {
+    /// Like `mkdir -p`: a cache in `~/.cache/my-app` works where `~/.cache` does not exist yet,
+    /// and the folders made on the way are the owner's alone; a path that cannot be made is a
+    /// typed error that names it.
+    @Test func missingParentFoldersAreMadeForTheOwnerAlone() async throws {
+        try await withTemporaryFolder { base in
+            let folder = base.appendingPathComponent("home/.cache/my-app")
+            let storage = try DiskCacheStorage(directory: folder)
+            try await storage.store(sampleEntry(key: "https://example.test/a"))
+            #expect(try await storage.entries(forKey: "https://example.test/a").count == 1)
+            for made in ["home", "home/.cache", "home/.cache/my-app"] {
+                #expect(modeBits(base.appendingPathComponent(made).path) == 0o700, "\(made)")
+            }
+            let blocker = base.appendingPathComponent("file")
+            try Data("x".utf8).write(to: blocker)
+            let error = await courierError { _ = try DiskCacheStorage(directory: blocker.appendingPathComponent("below/cache")) }
+            #expect(error?.kind == .cacheStorageFailed)
+            #expect(error?.message.contains(blocker.path) == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func storesAndReadsBackSeveralVariantsNewestFirst() async throws {
         try await withDiskCache { storage, folder in
             let key = "https://example.test/search?q=a"

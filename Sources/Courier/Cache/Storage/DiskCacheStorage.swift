@@ -48,8 +48,9 @@ public struct DiskCacheStorage: CacheStorage {
     private let counted = NIOLockedValueBox(false)
     private let pool: NIOThreadPool
 
-    /// Opens the cache in `directory`, creating the folder (mode 0700) if needed. A folder
-    /// that was there already and lets other users in is reported in ``permissionWarnings``.
+    /// Opens the cache in `directory`, creating the folder (mode 0700) if needed, and the
+    /// missing folders above it (mode 0700 too, like a missing `~/.cache`). A folder that was
+    /// there already and lets other users in is reported in ``permissionWarnings``.
     ///
     /// - Throws: ``CourierError/Kind/cacheStorageFailed`` when the folder cannot be created.
     public init(directory: URL, maximumBytes: Int = DiskCacheStorage.defaultMaximumBytes) throws(CourierError) {

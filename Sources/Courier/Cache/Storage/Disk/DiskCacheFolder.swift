@@ -38,6 +38,12 @@ struct DiskCacheFolder: Sendable {
         self.root = root
         self.maximumBytes = maximumBytes
         self.clock = StampClock()
+        if let reason = PrivateFiles.makeParents(of: root) {
+            throw CourierError(
+                .cacheStorageFailed,
+                "The disk cache could not create the folders above \(root): \(reason). Create them, or choose a cache folder that can be made."
+            )
+        }
         if try POSIXFiles.makeDirectory(root) {
             POSIXFiles.syncDirectory((root as NSString).deletingLastPathComponent)
             permissionWarnings = []

@@ -79,23 +79,9 @@ public final class TestServer: Sendable {
         let nonces = DigestNonces()
         let gates = Gates()
         let contents = PublishedContents()
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(ConnectionTrackingHandler(registry: registry))
-                    if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
-                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, contents: contents, ledger: ledger))
-                }
-            }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
-        guard let port = channel.localAddress?.port else {
-            try? await channel.close()
-            throw ServerStartError()
+        let (channel, port) = try await LoopbackServerChannel.bind(port: port, registry: registry, sslContext: sslContext) { sync in
+            try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+            try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, contents: contents, ledger: ledger))
         }
         return TestServer(
             channel: channel, registry: registry, log: log, gates: gates, contents: contents, port: port,

@@ -62,22 +62,8 @@ public final class FaultServer: Sendable {
     public static func start(_ fault: Fault, tls: TestServerTLS? = nil) async throws -> FaultServer {
         let sslContext = try tls?.makeContext()
         let registry = ConnectionRegistry()
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(ConnectionTrackingHandler(registry: registry))
-                    if let sslContext { try sync.addHandler(NIOSSLServerHandler(context: sslContext)) }
-                    try sync.addHandler(FaultHandler(fault: fault))
-                }
-            }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else {
-            try? await channel.close()
-            throw ServerStartError()
+        let (channel, port) = try await LoopbackServerChannel.bind(port: 0, registry: registry, sslContext: sslContext) { sync in
+            try sync.addHandler(FaultHandler(fault: fault))
         }
         return FaultServer(channel: channel, registry: registry, port: port, scheme: tls == nil ? "http" : "https")
     }

@@ -5,6 +5,8 @@ import NIOHTTP1
 struct TestRequest {
     let head: HTTPRequestHead
     let body: [UInt8]
+    /// The trailer fields that ended the request's body, if any.
+    var trailers: HTTPHeaders?
     /// The server's port (used for absolute URLs).
     let port: Int
     /// The peer's IP address, if known.

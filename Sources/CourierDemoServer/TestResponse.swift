@@ -24,6 +24,8 @@ struct TestResponse {
     var closeConnection = false
     /// The gate the response waits at before its head is sent (see ``TestServer/openGate(_:)``).
     var gate: String?
+    /// The trailer fields sent after a chunked body (ignored for any other body).
+    var trailers: HTTPHeaders?
 
     init(status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: Body = .empty) {
         self.status = status

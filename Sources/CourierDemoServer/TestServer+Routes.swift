@@ -51,6 +51,7 @@ enum TestServerRoutes {
         case ("gzip-bomb", 0): return self.gzipBomb(request)
         case ("bomb", 0): return self.bomb(request)
         case ("encoded", 0): return self.encoded(request)
+        case ("trailers", 0): return self.trailers(request)
         case ("cache", 0): return self.cache(request)
         case ("cache", 1): return self.cacheControl(request, rest[0])
         case ("cacheable", 0): return self.cacheable(request)

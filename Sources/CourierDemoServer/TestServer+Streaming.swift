@@ -169,3 +169,26 @@ extension TestServerRoutes {
         )
     }
 }
+
+extension TestServerRoutes {
+    /// `/trailers?coding=gzip&NAME=VALUE…`: a chunked body in two pieces, the JSON object
+    /// `{"length": N, "trailers": {…}}` describing the request's body and the trailers it ended
+    /// with (gzipped when `coding=gzip`), followed by every other query item as a trailer field.
+    static func trailers(_ request: TestRequest) -> TestResponse {
+        var received: [(String, JSONValue)] = []
+        for (name, value) in request.trailers ?? [:] { received.append((name, .string(value))) }
+        var body = JSONValue.object([("length", .int(Int64(request.body.count))), ("trailers", .object(received))]).encoded()
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if request.queryValue("coding") == "gzip" {
+            guard let compressed = try? Deflater.compress(body, format: .gzip) else { return .error(.internalServerError, "compression failed") }
+            body = compressed
+            headers.add(name: "Content-Encoding", value: "gzip")
+        }
+        let half = body.count / 2
+        var response = TestResponse(
+            status: .ok, headers: headers, body: .stream(length: nil, source: ChunkListSource([Array(body[..<half]), Array(body[half...])]))
+        )
+        response.trailers = HTTPHeaders(request.queryItems.filter { $0.0 != "coding" })
+        return response
+    }
+}

@@ -23,6 +23,9 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
+    private var requestTrailers: HTTPHeaders?
+    /// The trailers of the response being written, sent with its end.
+    private var responseTrailers: HTTPHeaders?
     private var sink: BodySink?
 
     private var activeSource: (any ResponseBodySource)?
@@ -43,6 +46,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             self.requestHead = head
+            self.requestTrailers = nil
             self.requestBodyTooLarge = false
             if BodySink.accepts(head) {
                 self.sink = BodySink()
@@ -64,7 +68,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             } else if !self.requestBodyTooLarge {
                 self.requestBody?.writeBuffer(&chunk)
             }
-        case .end:
+        case .end(let trailers):
+            self.requestTrailers = trailers
             guard let head = self.requestHead else { return }
             let body = self.requestBody.map { Array($0.readableBytesView) } ?? []
             let sinkResponse = self.sink?.response()
@@ -99,7 +104,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// (the sink's), else the route's.
     private func handle(context: ChannelHandlerContext, head: HTTPRequestHead, body: [UInt8], response: TestResponse? = nil) {
         let count = self.log.append(RecordedRequest(head: head, body: body))
-        let request = TestRequest(
+        var request = TestRequest(
             head: head,
             body: body,
             port: context.channel.localAddress?.port ?? 0,
@@ -110,6 +115,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             ledger: self.ledger,
             contents: self.contents
         )
+        request.trailers = self.requestTrailers
         let response =
             response
             ?? (self.requestBodyTooLarge
@@ -136,6 +142,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         var close = response.closeConnection || !request.head.isKeepAlive
         var fixedBody: [UInt8]?
         var source: (any ResponseBodySource)?
+        self.responseTrailers = nil
         headers.remove(name: "content-length")
         headers.remove(name: "transfer-encoding")
         switch response.body {
@@ -152,6 +159,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                     headers.add(name: "Content-Length", value: String(length))
                 } else if request.head.version.supportsChunking {
                     headers.add(name: "Transfer-Encoding", value: "chunked")
+                    self.responseTrailers = response.trailers
                 } else {
                     close = true
                 }
@@ -227,7 +235,9 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func finishResponse(context: ChannelHandlerContext) {
         let close = self.closeAfterResponse
         self.closeAfterResponse = false
-        let written = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
+        let trailers = self.responseTrailers
+        self.responseTrailers = nil
+        let written = context.writeAndFlush(self.wrapOutboundOut(.end(trailers)))
         if close {
             written.assumeIsolated().whenComplete { _ in
                 context.close(promise: nil)

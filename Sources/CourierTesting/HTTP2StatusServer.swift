@@ -8,7 +8,8 @@ import NIOSSL
 
 /// An HTTPS server on `127.0.0.1` that speaks HTTP/2 only, and answers every request with a
 /// header block whose `:status` is exactly the text it was given (`""`, `"42"`, `"-5"`,
-/// `"2000"`…), then the body `hi`.
+/// `"2000"`…), then the body `hi`, then (when there are any) trailers: those it was given,
+/// and each trailer of the request echoed as `echo-NAME`.
 ///
 /// Its own checks of what it sends are off, so that it can send what no real server should.
 /// Call ``shutdown()`` when done.
@@ -22,8 +23,9 @@ public final class HTTP2StatusServer: Sendable {
         self.listener = listener
     }
 
-    /// Starts a server presenting `tls` that answers with `:status` `status`.
-    public static func start(status: String, tls: TestServerTLS) async throws -> HTTP2StatusServer {
+    /// Starts a server presenting `tls` that answers with `:status` `status`, and ends each
+    /// response with `trailers` and the request's own trailers echoed.
+    public static func start(status: String, tls: TestServerTLS, trailers: [(String, String)] = []) async throws -> HTTP2StatusServer {
         let context = try tls.makeContext(applicationProtocols: ["h2"])
         let listener = try await LoopbackListener.bind { sync in
             try sync.addHandler(NIOSSLServerHandler(context: context))
@@ -34,7 +36,7 @@ public final class HTTP2StatusServer: Sendable {
                 mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(StatusResponder(status: status))
+                    try stream.pipeline.syncOperations.addHandler(StatusResponder(status: status, trailers: trailers))
                 }
             }
         }
@@ -53,21 +55,34 @@ private final class StatusResponder: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     private let status: String
+    private var trailers: [(String, String)]
+    private var sawHead = false
 
-    init(status: String) {
+    init(status: String, trailers: [(String, String)]) {
         self.status = status
+        self.trailers = trailers
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let ended: Bool
         switch unwrapInboundIn(data) {
-        case .headers(let headers): ended = headers.endStream
+        case .headers(let headers):
+            // A header block after the first is the request's trailers.
+            if sawHead { trailers += headers.headers.map { ("echo-" + $0.name, $0.value) } }
+            sawHead = true
+            ended = headers.endStream
         case .data(let data): ended = data.endStream
         default: ended = false
         }
         guard ended else { return }
         let head = HPACKHeaders([(":status", status), ("content-length", "2")])
         context.write(wrapOutboundOut(.headers(.init(headers: head))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(string: "hi")), endStream: true))), promise: nil)
+        let body = ByteBuffer(string: "hi")
+        guard !trailers.isEmpty else {
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+            return
+        }
+        context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: HPACKHeaders(trailers), endStream: true))), promise: nil)
     }
 }

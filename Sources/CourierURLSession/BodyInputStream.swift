@@ -74,10 +74,13 @@ final class BodyPump: Sendable {
                 // One piece ahead: a body that fails its own checks at the end (a file that
                 // changed while it was read) fails before its last piece is handed over, so
                 // the server never receives a complete-looking body.
+                // A body's trailers, known at its end, cannot go out through URLSession.
                 var pieces = body.chunks().makeAsyncIterator()
                 var current = try await pieces.next()
+                if current == nil { try Self.refuseTrailers(pieces.trailers, url: url) }
                 while let piece = current {
                     let following = try await pieces.next()
+                    if following == nil { try Self.refuseTrailers(pieces.trailers, url: url) }
                     if !piece.isEmpty { await self.hand(piece) }
                     if Task.isCancelled { return }
                     current = following
@@ -89,6 +92,16 @@ final class BodyPump: Sendable {
             }
         }
         producer.withLockedValue { $0 = task }
+    }
+
+    /// Throws when a body ended with trailers, which URLSession has no way to send.
+    private static func refuseTrailers(_ trailers: Headers, url: URL) throws(CourierError) {
+        guard !trailers.isEmpty else { return }
+        throw CourierError(
+            .invalidConfiguration,
+            "The request body ended with trailers (\(trailers.map(\.name).joined(separator: ", "))), which URLSession cannot send; use the default transport, or send them as headers.",
+            url: url
+        )
     }
 
     /// Gives up the body: the producer stops and a blocked `read` returns.

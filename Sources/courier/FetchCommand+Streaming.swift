@@ -35,10 +35,18 @@ extension FetchCommand {
                         received += Int64(piece.count)
                         try writer.write(piece)
                     }
-                    return (streamed.head, received)
+                    var head = streamed.head
+                    head.trailers = streamed.body.trailers ?? Headers()
+                    return (head, received)
                 }
             }
-            if writesBody(head.status) { try writer.finish() } else { writer.abandon() }
+            if writesBody(head.status) {
+                try writer.finish()
+                // As curl does: the trailers, when the head is shown, after the body.
+                if include { out.write(style.trailers(head.trailers)) }
+            } else {
+                writer.abandon()
+            }
         } catch let error as CourierError where error.kind == .authenticationFailed && error.response != nil {
             // Refused credentials, as in curl: the final 401 is the response.
             uploadLine?.finishLine()

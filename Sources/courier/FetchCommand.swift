@@ -184,6 +184,8 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             out.write(style.body(response.body, mediaType: response.mediaType))
         }
+        // As curl does: the trailers, when the head is shown, after the body they followed.
+        if include { out.write(style.trailers(response.trailers)) }
     }
 
     /// Whether the body of a response with `status` is written: not with `--head`, nor for a

@@ -19,12 +19,24 @@ enum HeadText {
     /// The status line and header fields, each ending in CRLF, then an empty line; with
     /// `colors`, the status and the field names coloured.
     static func render(_ response: CourierResponse, colors: Bool = false) -> String {
-        var head = statusLine(response.protocolVersion, status: response.status, reasonPhrase: response.reasonPhrase, colors: colors) + "\r\n"
-        for field in response.headers {
+        let head = statusLine(response.protocolVersion, status: response.status, reasonPhrase: response.reasonPhrase, colors: colors) + "\r\n"
+        return head + fields(response.headers, colors: colors) + "\r\n"
+    }
+
+    /// The trailer fields that followed a body, as `--include` prints them after it, each
+    /// ending in CRLF; nothing when there are none.
+    static func trailers(_ trailers: Headers, colors: Bool = false) -> String {
+        fields(trailers, colors: colors)
+    }
+
+    /// `Name: value` lines, escaped, each ending in CRLF.
+    private static func fields(_ fields: Headers, colors: Bool) -> String {
+        var text = ""
+        for field in fields {
             let name = PrintableText.escaping(field.name)
             let value = PrintableText.escaping(field.value)
-            head += (colors ? TerminalColors.paint(name, TerminalColors.fieldName) : name) + ": " + value + "\r\n"
+            text += (colors ? TerminalColors.paint(name, TerminalColors.fieldName) : name) + ": " + value + "\r\n"
         }
-        return head + "\r\n"
+        return text
     }
 }

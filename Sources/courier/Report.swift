@@ -2,7 +2,8 @@ import Courier
 import Foundation
 
 /// The `--report json` line: one JSON object per delivered response, keys in this order:
-/// `status`, `headers` (pairs in received order), `body_base64`, `url`, `redirects`, `source`.
+/// `status`, `headers` (pairs in received order), `body_base64`, `url`, `redirects`, `source`,
+/// `trailers` (pairs in received order, empty when none came).
 /// `courier batch` puts `index` (the request's position in the file) first, and reports a
 /// failure as `index`, `url` and `error` (`kind`, `message`).
 enum Report {
@@ -13,7 +14,8 @@ enum Report {
         text += "],\"body_base64\":\(quote(response.body.base64EncodedString()))"
         text += ",\"url\":\(quote(response.url.absoluteString))"
         text += ",\"redirects\":\(response.redirects.count)"
-        text += ",\"source\":\(quote(response.source.rawValue))}"
+        text += ",\"source\":\(quote(response.source.rawValue))"
+        text += ",\"trailers\":[" + response.trailers.map { "[\(quote($0.name)),\(quote($0.value))]" }.joined(separator: ",") + "]}"
         return text
     }
 

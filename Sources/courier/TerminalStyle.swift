@@ -74,4 +74,9 @@ struct TerminalStyle: Sendable {
     func head(_ response: CourierResponse) -> String {
         HeadText.render(response, colors: colors)
     }
+
+    /// The trailer fields that followed a body, as `--include` prints them.
+    func trailers(_ trailers: Headers) -> String {
+        HeadText.trailers(trailers, colors: colors)
+    }
 }

@@ -41,6 +41,28 @@ enum WireValidation {
         }
     }
 
+    /// Fields a request's trailers may not carry (RFC 9110 §6.5.1): what frames the message,
+    /// routes it, modifies the request, authenticates it or says how to process the content,
+    /// and HTTP/1.1's connection-specific fields, which HTTP/2 forbids.
+    static let forbiddenTrailers: Set<String> = [
+        "content-length", "transfer-encoding", "trailer", "te", "host", "connection", "keep-alive", "upgrade",
+        "proxy-connection", "content-encoding", "content-type", "content-range", "authorization",
+        "proxy-authorization", "cookie", "expect", "max-forwards", "cache-control", "pragma", "range", "if-match",
+        "if-none-match", "if-modified-since", "if-unmodified-since", "if-range",
+    ]
+
+    /// Checks the trailer fields a request body ends with: each is legal on the wire and
+    /// none is a field a trailer may not carry.
+    static func validateTrailers(_ trailers: Headers) throws(CourierError) {
+        try validate(trailers)
+        for field in trailers where forbiddenTrailers.contains(field.name.lowercased()) {
+            throw CourierError(
+                .invalidHeader,
+                "The trailer \(quoted(field.name)) is a field that frames, routes, authenticates or describes the message, which a trailer may not carry (RFC 9110 §6.5.1); send it as a header instead."
+            )
+        }
+    }
+
     /// Renders a string with its control characters made visible.
     static func quoted(_ text: String) -> String {
         var result = "\""

@@ -14,6 +14,7 @@ public struct CourierRequestBody: Sendable {
     enum Content: Sendable {
         case bytes(Data)
         case stream(@Sendable () -> AsyncThrowingStream<Data, any Error>)
+        case writer(@Sendable (RequestBodyWriter) async throws -> Headers)
     }
 
     let content: Content

@@ -17,6 +17,14 @@ public struct CourierResponse: Sendable {
         get { fields.headers }
         _modify { yield &fields.headers }
     }
+    /// The trailer fields that followed the body (RFC 9110 §6.5), in the order received; empty
+    /// when the server sent none, for a response from the cache, and on a transport that
+    /// cannot receive them (URLSession). They are never merged into ``headers``: a field a
+    /// server sends after the body was not part of what the head promised.
+    public var trailers: Headers {
+        get { fields.trailers }
+        _modify { yield &fields.trailers }
+    }
     /// The body (decompressed when the server compressed it).
     public var body: Data {
         get { fields.body }
@@ -68,6 +76,7 @@ public struct CourierResponse: Sendable {
         var status: Int
         var reasonPhrase: String
         var headers: Headers
+        var trailers = Headers()
         var body: Data
         var url: URL
         var redirects: [RedirectHop]

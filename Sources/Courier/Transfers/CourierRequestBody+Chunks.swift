@@ -7,8 +7,16 @@ extension CourierRequestBody {
     /// Whether the transport must send the body piece by piece: it is produced while it is
     /// sent, or someone counts its bytes.
     package var isStreamed: Bool {
-        if case .stream = content { return true }
-        return progressReporter != nil
+        switch content {
+        case .stream, .writer: return true
+        case .bytes: return progressReporter != nil
+        }
+    }
+
+    /// Whether the body may end with trailer fields.
+    package var mayHaveTrailers: Bool {
+        if case .writer = content { return true }
+        return false
     }
 
     /// The body's bytes, piece by piece, in the order the transport takes them; each piece
@@ -37,6 +45,7 @@ extension CourierRequestBody {
             switch body.content {
             case .bytes(let data): return Iterator(source: .bytes(data, offset: 0), reporter: body.progressReporter)
             case .stream(let makeStream): return Iterator(source: .stream(makeStream().makeAsyncIterator()), reporter: body.progressReporter)
+            case .writer(let write): return Iterator(source: .writer(WriterRun(write)), reporter: body.progressReporter, length: body.length)
             }
         }
 
@@ -44,11 +53,16 @@ extension CourierRequestBody {
             enum Source {
                 case bytes(Data, offset: Int)
                 case stream(AsyncThrowingStream<Data, any Error>.Iterator)
+                case writer(WriterRun)
                 case done
             }
 
             var source: Source
             let reporter: ProgressReporter?
+            /// The declared length, which a body with trailers may not have.
+            var length: Int64? = nil
+            /// The trailer fields the body ended with, once ``next()`` has returned `nil`.
+            package private(set) var trailers = Headers()
 
             package mutating func next() async throws -> Data? {
                 let chunk: Data?
@@ -60,6 +74,15 @@ extension CourierRequestBody {
                 case .stream(var iterator):
                     chunk = try await iterator.next()
                     source = .stream(iterator)
+                case .writer(let run):
+                    chunk = try await run.body.next()
+                    if chunk == nil {
+                        // Checked before the transport writes the end, so a body whose
+                        // trailers cannot be sent never looks complete to the server.
+                        let trailers = run.body.trailers
+                        try CourierRequestBody.checkTrailers(trailers, length: length)
+                        self.trailers = trailers
+                    }
                 case .done:
                     return nil
                 }

@@ -23,7 +23,9 @@ public struct StreamedResponse: Sendable {
         let bytes = response.body
         var head = consume response
         head.body = Data()
-        self.init(head: head, body: ResponseBodyStream(collected: bytes))
+        let trailers = head.trailers
+        head.trailers = Headers()
+        self.init(head: head, body: ResponseBodyStream(collected: bytes, trailers: trailers))
     }
 
     /// The head with the whole body, read up to `maximumBytes`; see
@@ -31,6 +33,7 @@ public struct StreamedResponse: Sendable {
     public consuming func collected(upTo maximumBytes: Int) async throws -> CourierResponse {
         // Changed in place: a response handed over whole is not copied.
         head.body = try await body.collect(upTo: maximumBytes)
+        head.trailers = body.trailers ?? Headers()
         if head.timing.end == nil { head.timing.end = .now }
         return head
     }
@@ -40,6 +43,7 @@ public struct StreamedResponse: Sendable {
         guard let bytes = body.collectedBytes else { return head }
         var response = head
         response.body = bytes
+        response.trailers = body.trailers ?? Headers()
         return response
     }
 }
@@ -61,17 +65,40 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     }
 
     private let source: Source
+    private let trailerSource: @Sendable () -> Headers?
 
     /// Creates a body whose pieces come from `next`, which returns `nil` after the last one.
-    public init(next: @escaping @Sendable () async throws -> Data?) {
+    ///
+    /// - Parameters:
+    ///   - next: the next piece, or `nil` after the last one.
+    ///   - trailers: the trailer fields received after the last piece, or `nil` while they
+    ///     have not arrived; a transport that receives none leaves the default, and the body
+    ///     then has none.
+    public init(next: @escaping @Sendable () async throws -> Data?, trailers: @escaping @Sendable () -> Headers? = { Headers() }) {
         self.source = .pieces(next)
+        self.trailerSource = trailers
     }
 
     /// Creates a body that has already arrived whole: it is delivered as one piece (none when
-    /// it is empty). Transports that collect bodies themselves use this.
-    public init(collected bytes: Data) {
+    /// it is empty), followed by `trailers`. Transports that collect bodies themselves use
+    /// this.
+    public init(collected bytes: Data, trailers: Headers = Headers()) {
         self.source = .collected(bytes)
+        self.trailerSource = { trailers }
     }
+
+    /// The trailer fields the server sent after the body (RFC 9110 §6.5), such as a checksum
+    /// or a final status: `nil` until the body has been read to its end, then the fields,
+    /// empty when none came. URLSession cannot receive trailers; its bodies have none.
+    ///
+    /// ```swift
+    /// let (size, checksum) = try await client.stream(request) { response in
+    ///     var size = 0
+    ///     for try await piece in response.body { size += piece.count }
+    ///     return (size, response.body.trailers?["X-Checksum"])
+    /// }
+    /// ```
+    public var trailers: Headers? { trailerSource() }
 
     /// The whole body, when it had already arrived whole.
     var collectedBytes: Data? {

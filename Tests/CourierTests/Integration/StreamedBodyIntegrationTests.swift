@@ -40,4 +40,61 @@ struct StreamedBodyIntegrationTests {
             }
         }
     }
+
+    /// The kinds of streamed body, each 256 MiB produced on demand.
+    enum LargeBody: String, CaseIterable, Sendable {
+        case stream, written
+
+        var body: CourierRequestBody {
+            let piece = Data(repeating: 7, count: 64 * 1024)
+            switch self {
+            case .stream:
+                return .stream(length: nil) {
+                    let produced = Counter()
+                    return AsyncThrowingStream(unfolding: { produced.next() < 4096 ? piece : nil })
+                }
+            case .written:
+                return .writing { writer in
+                    for _ in 0..<4096 { try await writer.write(piece) }
+                    return [:]
+                }
+            }
+        }
+    }
+
+    /// A server that refuses an upload as soon as it has the head, and closes: the answer is
+    /// delivered, whatever was left of the body is dropped, and nothing waits for ever on a
+    /// body that no connection takes any more.
+    @Test("an early refusal of a large streamed upload is delivered", arguments: LargeBody.allCases, ["", "big!"])
+    func earlyRefusalIsDelivered(kind: LargeBody, refusal: String) async throws {
+        let answer = "HTTP/1.1 413 Content Too Large\r\nContent-Length: \(refusal.utf8.count)\r\nConnection: close\r\n\r\n\(refusal)"
+        let server = try await FaultServer.start(.raw(Array(answer.utf8)))
+        do {
+            try await withClient(nil) { client in
+                var request = CourierRequest<CourierResponse>(method: .post, path: server.url.appendingPathComponent("upload").absoluteString, body: kind.body)
+                request.validators = []
+                let response = try await client.send(request)
+                #expect(response.status == 413)
+                #expect(response.body == Data(refusal.utf8))
+            }
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+}
+
+/// Counts on demand, from any task.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    /// The count before this call.
+    func next() -> Int {
+        lock.withLock {
+            defer { count += 1 }
+            return count
+        }
+    }
 }

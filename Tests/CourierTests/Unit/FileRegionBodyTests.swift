@@ -94,7 +94,7 @@ struct FileRegionBodyTests {
         let values = Recorder<TransferProgress>()
         let recorder = WireRecorder(loop: loop)
         defer { recorder.sent.close() }
-        let last = try await regions(of: body, to: recorder, reporter: ProgressReporter { values.record($0) }).write(to: recorder.writer, on: loop)
+        let last = try await regions(of: body, to: recorder, reporter: ProgressReporter { values.record($0) }).write(to: recorder.writer, on: loop, until: EarlyEnd())
         // The closing delimiter is handed back, to go out with the end of the body.
         let closing = try #require(last)
         try await recorder.writer.write(closing).get()
@@ -136,7 +136,7 @@ struct FileRegionBodyTests {
         }
         defer { recorder.sent.close() }
         let error = await #expect(throws: CourierError.self) {
-            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop)
+            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop, until: EarlyEnd())
         }
         #expect(error?.kind == .invalidBody)
         #expect(error?.message.contains("changed while it was being sent") == true)
@@ -159,7 +159,7 @@ struct FileRegionBodyTests {
         }
         defer { recorder.sent.close() }
         let error = await #expect(throws: CourierError.self) {
-            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop)
+            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop, until: EarlyEnd())
         }
         #expect(error?.kind == .invalidBody)
         #expect(error?.message.contains("\(fileSize) bytes were measured, 10 found") == true, "\(String(describing: error))")
@@ -173,7 +173,7 @@ struct FileRegionBodyTests {
         let recorder = WireRecorder(loop: loop)
         defer { recorder.sent.close() }
         let error = await #expect(throws: CourierError.self) {
-            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop)
+            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop, until: EarlyEnd())
         }
         #expect(error?.message.contains("1000 bytes were measured, 1001 found") == true, "\(String(describing: error))")
         #expect(recorder.taken.regions == 0)

@@ -28,7 +28,14 @@ extension CourierAsyncHTTPClientTransport {
         }
         let start = ContinuousClock.now
         let applied = configuration.applying(request.connection)
-        let (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy)
+        let numbered = relay.open(request)
+        let (ahcRequest, regions): (HTTPClient.Request, SentRegions?)
+        do {
+            (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy, exchange: numbered)
+        } catch {
+            _ = relay.close(numbered.number)
+            throw error
+        }
         let handoff = BodyHandoff()
         let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
@@ -46,11 +53,14 @@ extension CourierAsyncHTTPClientTransport {
         if let watch {
             watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
         }
+        let relay = self.relay
         task.futureResult.whenComplete { outcome in
+            // Whatever still writes the body stops.
+            numbered.earlyEnd?.end()
             pool.release(route)
             if let watch { watchdog.end(watch) }
             regions?.close()
-            handoff.end(outcome)
+            handoff.end(outcome, trailers: relay.close(numbered.number))
         }
         let url = request.url
         let timeout = request.timeout
@@ -77,13 +87,16 @@ extension CourierAsyncHTTPClientTransport {
                 request: request,
                 protocolVersion: CourierResponse.ProtocolVersion(head.version)
             )
-            let pieces = ResponseBodyStream {
-                do {
-                    return try await handoff.next().map(BodyHandoff.joined)
-                } catch {
-                    throw CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: true)
-                }
-            }
+            let pieces = ResponseBodyStream(
+                next: {
+                    do {
+                        return try await handoff.next().map(BodyHandoff.joined)
+                    } catch {
+                        throw CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: true)
+                    }
+                },
+                trailers: { handoff.trailers }
+            )
             return try await body(StreamedResponse(head: response, body: pieces))
         } onCancel: {
             task.cancel()

@@ -22,6 +22,9 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     let configuration: TransportConfiguration
     /// The watchdogs that enforce each exchange's read timeout.
     let watchdogs: ReadWatchdogs
+    /// Carries trailers and early ends between exchanges and their connections, which the
+    /// delegate API does not.
+    let relay = ExchangeRelay()
 
     /// Creates a transport with its own connection pool on the shared event loops.
     public convenience init(configuration: TransportConfiguration = TransportConfiguration(), logger: Logger? = nil) {
@@ -51,13 +54,21 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         settings.decompression = .disabled
         // Every HTTP/1.1 connection gets a guard against status codes outside 100–999, which
         // AsyncHTTPClient would stop the process on (see StatusCodeGuard).
+        // Then a tap that carries each exchange's trailers and early end (see ExchangeRelay).
+        let relay = self.relay
         settings.http1_1ConnectionDebugInitializer = { channel in
-            channel.eventLoop.submit { try StatusCodeGuard.install(on: channel) }
+            channel.eventLoop.submit {
+                try StatusCodeGuard.install(on: channel)
+                try ExchangeTap.install(on: channel, relay: relay)
+            }
         }
         // And every HTTP/2 stream, against a `:status` NIOHTTP2 or AsyncHTTPClient would stop
         // the process on (see HTTP2StatusCodeGuard).
         settings.http2StreamChannelDebugInitializer = { stream in
-            stream.eventLoop.submit { try HTTP2StatusCodeGuard.install(on: stream) }
+            stream.eventLoop.submit {
+                try HTTP2StatusCodeGuard.install(on: stream)
+                try ExchangeTap.install(onStream: stream, relay: relay)
+            }
         }
         self.configuration = configuration
         self.watchdogs = ReadWatchdogs(group: MultiThreadedEventLoopGroup.singleton)
@@ -84,7 +95,13 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?) async throws -> CourierResponse {
         let start = ContinuousClock.now
         let applied = configuration.applying(request.connection)
-        let (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy)
+        let numbered = relay.open(request)
+        defer {
+            // Whatever still writes the body stops.
+            numbered.earlyEnd?.end()
+            _ = relay.close(numbered.number)
+        }
+        let (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy, exchange: numbered)
         let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
         let delegate = CollectingDelegate(
             limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
@@ -109,7 +126,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         var timing = Timing(start: start)
         timing.firstByte = collected.firstByte
         timing.end = .now
-        return CourierResponse(
+        var response = CourierResponse(
             status: Int(collected.head.status.code),
             reasonPhrase: collected.head.status.reasonPhrase,
             headers: Headers(collected.head.headers.map { ($0.name, $0.value) }),
@@ -119,6 +136,8 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             request: request,
             protocolVersion: CourierResponse.ProtocolVersion(collected.head.version)
         )
+        response.trailers = Headers(trailerFields: relay.close(numbered.number))
+        return response
     }
 
     public func shutdown() async throws {
@@ -126,40 +145,55 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     }
 
     /// The request for AsyncHTTPClient, and what its delegate must report sent parts to when
-    /// the body goes out as file regions; `proxy` is the one it goes through, if any.
-    func makeRequest(_ request: CourierHTTPRequest, tls: TLSConfiguration?, proxy: Proxy?) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
+    /// the body goes out as file regions; `proxy` is the one it goes through, if any, and
+    /// `exchange` as ``relay`` opened it.
+    func makeRequest(
+        _ request: CourierHTTPRequest, tls: TLSConfiguration?, proxy: Proxy?, exchange: ExchangeRelay.Opened
+    ) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
         var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count)
+        headers.reserveCapacity(request.headers.count + 1)
         for field in request.headers { headers.add(name: field.name, value: field.value) }
+        headers.add(name: ExchangeRelay.fieldName, value: exchange.marker)
         // Inside a tunnel, only the origin would read it: a proxy's credentials never go there.
         if proxy != nil { headers.remove(name: "Proxy-Authorization") }
         var body: HTTPClient.Body?
         var regions: SentRegions?
         if let requestBody = request.body {
+            // Opened for every streamed body (ExchangeRelay.open).
+            let earlyEnd = exchange.earlyEnd ?? EarlyEnd()
             if !requestBody.isStreamed, let data = requestBody.bytes {
                 body = .bytes(data)
             } else if let segments = requestBody.multipartSegments, Self.sendsFileRegions(to: request.url, proxy: proxy) {
                 let sent = SentRegions()
                 regions = sent
                 let parts = FileRegionBody(segments: segments, reporter: requestBody.progressReporter, length: requestBody.length, sent: sent)
-                body = streamed(length: requestBody.length) { writer, loop in try await parts.write(to: writer, on: loop) }
+                body = streamed(length: requestBody.length, earlyEnd: earlyEnd) { writer, loop in
+                    try await parts.write(to: writer, on: loop, until: earlyEnd)
+                }
             } else {
                 // Each piece is taken from the body only once the previous one is written
                 // (or queued while the connection is writable), so a body read from disk
                 // never piles up in memory.
-                body = streamed(length: requestBody.length) { writer, _ in
+                let relay = self.relay
+                body = streamed(length: requestBody.length, earlyEnd: earlyEnd) { writer, _ in
                     // The body is read one piece ahead: a body that fails its own checks at
                     // the end (a file that changed while it was read) fails before its last
                     // piece is written, so the server never receives a complete-looking
                     // body. The last piece goes out with the end of the body.
+                    // The body's trailers, known once it has ended, go to the tap that writes
+                    // the end.
                     var pieces = requestBody.chunks().makeAsyncIterator()
                     var current = try await pieces.next()
                     while let piece = current {
                         let following = try await pieces.next()
-                        guard following != nil else { return .byteBuffer(ByteBuffer(bytes: piece)) }
-                        try await writer.write(.byteBuffer(ByteBuffer(bytes: piece))).get()
+                        guard following != nil else {
+                            relay.send(pieces.trailers, for: exchange.number)
+                            return .byteBuffer(ByteBuffer(bytes: piece))
+                        }
+                        try await earlyEnd.write(.byteBuffer(ByteBuffer(bytes: piece)), to: writer)
                         current = following
                     }
+                    relay.send(pieces.trailers, for: exchange.number)
                     return nil
                 }
             }
@@ -183,7 +217,9 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     }
 
     /// A body of `length` bytes (if known) that `send` writes from a task, all but the last
-    /// piece, which it returns; it fails when `send` throws.
+    /// piece, which it returns; it fails when `send` throws, and ends where it stands when
+    /// `earlyEnd` tells that the response ended first (AsyncHTTPClient has closed the
+    /// connection then, and waits for the end of the body to deliver the response).
     ///
     /// The last piece and the end of the body are handed to AsyncHTTPClient in one turn of the
     /// request's event loop, so no part of the response can reach the request in between.
@@ -193,24 +229,26 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     /// connection still waits for): a server that answers as soon as the last byte arrives
     /// would otherwise, now and then, cost the pool a connection, until every request waits.
     private func streamed(
-        length: Int64?, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
+        length: Int64?, earlyEnd: EarlyEnd, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
     ) -> HTTPClient.Body {
         let group = clients.standard.shared.eventLoopGroup
         return .stream(contentLength: length) { writer in
             // AsyncHTTPClient calls this closure on the request's own loop.
             let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.any()
             let promise = loop.makePromise(of: Void.self)
-            Task {
-                do {
-                    let last = try await send(writer, loop)
-                    loop.execute {
-                        if let last { _ = writer.write(last) }
-                        promise.succeed()
+            earlyEnd.watch(
+                Task {
+                    do {
+                        let last = try await send(writer, loop)
+                        loop.execute {
+                            if let last, !earlyEnd.isEnded { _ = writer.write(last) }
+                            promise.succeed()
+                        }
+                    } catch {
+                        // Once the response ended first, the body stops where it stands.
+                        if earlyEnd.isEnded { promise.succeed() } else { promise.fail(error) }
                     }
-                } catch {
-                    promise.fail(error)
-                }
-            }
+                })
             return promise.futureResult
         }
     }

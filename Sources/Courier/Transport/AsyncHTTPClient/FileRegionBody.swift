@@ -29,8 +29,9 @@ struct FileRegionBody: Sendable {
 
     /// Writes the body to `writer` on `loop`, the request's event loop, all but its last piece
     /// when that is bytes (the closing delimiter always is): that piece is returned for the
-    /// caller to write together with the end of the body.
-    func write(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop) async throws -> IOData? {
+    /// caller to write together with the end of the body. Stops with ``ResponseEndedEarly``
+    /// once `earlyEnd` tells that the response ended first.
+    func write(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop, until earlyEnd: EarlyEnd) async throws -> IOData? {
         reporter?.begin(total: length)
         for (index, segment) in segments.enumerated() {
             switch segment {
@@ -44,11 +45,11 @@ struct FileRegionBody: Sendable {
                         reporter?.end()
                         return piece
                     }
-                    try await writer.write(piece).get()
+                    try await earlyEnd.write(piece, to: writer)
                     start = end
                 }
             case .file(let url, let size):
-                try await send(url, size: size, to: writer, on: loop)
+                try await send(url, size: size, to: writer, on: loop, until: earlyEnd)
             }
         }
         reporter?.end()
@@ -56,7 +57,9 @@ struct FileRegionBody: Sendable {
     }
 
     /// Sends the file at `url`, measured at `size` bytes, region by region.
-    private func send(_ url: URL, size: Int64, to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop) async throws {
+    private func send(
+        _ url: URL, size: Int64, to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop, until earlyEnd: EarlyEnd
+    ) async throws {
         let (handle, snapshot) = try FileSnapshot.open(url)
         defer { try? handle.close() }
         guard snapshot.size == size else { throw MultipartReader.changed(url, expected: size, found: snapshot.size) }
@@ -83,7 +86,7 @@ struct FileRegionBody: Sendable {
             }
             let region = FileRegion(fileHandle: regionHandle, readerIndex: Int(offset), endIndex: Int(end))
             let written = sent.expect(region, on: loop)
-            try await writer.write(.fileRegion(region)).get()
+            try await earlyEnd.write(.fileRegion(region), to: writer)
             if let inFlight { try await watched(inFlight, file: handle, url: url, size: size, on: loop) }
             inFlight = written
             reporter?.advance(by: Int(end - offset))

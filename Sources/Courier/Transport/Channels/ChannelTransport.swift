@@ -43,6 +43,7 @@ final class ChannelTransport: Sendable {
                 body.append(piece)
             }
             response.body = body
+            response.trailers = streamed.body.trailers ?? Headers()
             response.timing.end = .now
             return response
         }
@@ -120,13 +121,17 @@ final class ChannelTransport: Sendable {
     ) async throws -> Result {
         let url = exchange.request.url
         let timeout = exchange.request.timeout
-        let pieces = ResponseBodyStream {
-            do {
-                return try await exchange.handoff.next().map(BodyHandoff.joined)
-            } catch {
-                throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout, responseStarted: true)
-            }
-        }
+        let handoff = exchange.handoff
+        let pieces = ResponseBodyStream(
+            next: {
+                do {
+                    return try await handoff.next().map(BodyHandoff.joined)
+                } catch {
+                    throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout, responseStarted: true)
+                }
+            },
+            trailers: { handoff.trailers }
+        )
         let outcome: Swift.Result<Result, any Error>
         do {
             let streamed = StreamedResponse(head: exchange.response(head), body: pieces)

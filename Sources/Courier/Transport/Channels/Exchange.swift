@@ -88,17 +88,22 @@ final class Exchange: Sendable {
             head.headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        var trailers: HTTPHeaders?
         if let body = request.body {
             if !body.isStreamed, let data = body.bytes {
                 channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: data))), promise: nil)
             } else {
                 // One piece at a time: the next is read only once the last one was written.
-                for try await piece in body.chunks() {
+                var pieces = body.chunks().makeAsyncIterator()
+                while let piece = try await pieces.next() {
                     try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece))))
+                }
+                if !pieces.trailers.isEmpty {
+                    trailers = HTTPHeaders(pieces.trailers.map { ($0.name, $0.value) })
                 }
             }
         }
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil))
+        try await channel.writeAndFlush(HTTPClientRequestPart.end(trailers))
         // The server's silence counts from here.
         watched?.watch.requestSent()
     }

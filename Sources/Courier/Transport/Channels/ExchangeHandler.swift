@@ -115,7 +115,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     handler.drain(context: context)
                 }
             }
-        case .end:
+        case .end(let trailers):
             do {
                 try decoder?.finish()
             } catch {
@@ -124,7 +124,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             decoder = nil
             self.exchange = nil
             exchange.finished.succeed(keepAlive)
-            exchange.handoff.end(.success(()))
+            exchange.handoff.end(.success(()), trailers: trailers)
         }
     }
 

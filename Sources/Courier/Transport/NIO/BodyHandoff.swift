@@ -24,6 +24,8 @@ final class BodyHandoff: Sendable {
         var held: EventLoopPromise<Void>?
         var reader: CheckedContinuation<[ByteBuffer]?, any Error>?
         var outcome: Result<Void, any Error>?
+        /// The trailer fields that came after the last piece, once the body ended.
+        var trailers: Headers?
         var isClosed = false
     }
 
@@ -76,9 +78,12 @@ final class BodyHandoff: Sendable {
     /// The exchange ended, after its last piece or with a failure. A piece not taken yet is
     /// still delivered before the failure: the bytes arrived, and a resumed download need not
     /// fetch them again.
-    func end(_ outcome: Result<Void, any Error>) {
+    func end(_ outcome: Result<Void, any Error>, trailers: HTTPHeaders? = nil) {
         let (headWaiter, reader, released) = state.withLockedValue { state in
-            if state.outcome == nil { state.outcome = outcome }
+            if state.outcome == nil {
+                state.outcome = outcome
+                if case .success = outcome { state.trailers = Headers(trailerFields: trailers) }
+            }
             defer {
                 state.headWaiter = nil
                 state.reader = nil
@@ -97,6 +102,12 @@ final class BodyHandoff: Sendable {
         case .success: reader?.resume(returning: nil)
         case .failure(let error): reader?.resume(throwing: error)
         }
+    }
+
+    /// The trailer fields that followed the body, once it ended; `nil` before then and after
+    /// a failure.
+    var trailers: Headers? {
+        state.withLockedValue { $0.trailers }
     }
 
     /// The reader is done; later pieces are refused. Returns whether the exchange was still
@@ -162,5 +173,16 @@ final class BodyHandoff: Sendable {
         var data = Data(capacity: pieces.reduce(0) { $0 + $1.readableBytes })
         for piece in pieces { piece.withUnsafeReadableBytes { data.append(contentsOf: $0) } }
         return data
+    }
+}
+
+extension Headers {
+    /// Trailer fields as received by NIO, none when `fields` is `nil`.
+    init(trailerFields fields: HTTPHeaders?) {
+        guard let fields, !fields.isEmpty else {
+            self.init()
+            return
+        }
+        self.init(fields.map { ($0.name, $0.value) })
     }
 }

@@ -34,6 +34,21 @@ func withTLSServer<T>(_ tls: TestServerTLS, _ body: (TestServer) async throws ->
     try await TestServer.withServer(tls: tls, body)
 }
 
+/// Starts an HTTP/2-only server presenting `tls` (see ``HTTP2StatusServer``), runs `body` with a
+/// client under `policy` and the server's URL, and stops both.
+func withHTTP2Server(
+    tls: TestServerTLS, policy: TLSPolicy, trailers: [(String, String)] = [], _ body: (CourierClient, URL) async throws -> Void
+) async throws {
+    let server = try await HTTP2StatusServer.start(status: "200", tls: tls, trailers: trailers)
+    do {
+        try await withClient(nil, configure: { $0.tls = policy }) { client in try await body(client, server.url) }
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+    try await server.shutdown()
+}
+
 /// A client of `server` under `policy`, shut down after `body`.
 func withClient<T>(_ server: TestServer, tls policy: TLSPolicy, _ body: (CourierClient) async throws -> T) async throws -> T {
     try await withClient(server, configure: { $0.tls = policy }, body)

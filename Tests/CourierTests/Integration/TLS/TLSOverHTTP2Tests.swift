@@ -33,14 +33,7 @@ struct TLSOverHTTP2Tests {
         case .floor:
             policy.minimumVersion = .tls13
         }
-        let server = try await HTTP2StatusServer.start(status: "200", tls: serverTLS)
-        do {
-            try await withClient(nil, configure: { $0.tls = policy }) { client in try await body(client, server.url) }
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-        try await server.shutdown()
+        try await withHTTP2Server(tls: serverTLS, policy: policy, body)
     }
 
     @Test("a TLS setting does not cost HTTP/2, buffered or streamed", arguments: Setting.allCases)

@@ -163,6 +163,7 @@ private typealias UnqualifiedRequestPriority = RequestPriority
 private typealias UnqualifiedRequestState = RequestState
 private typealias UnqualifiedReservedPort = ReservedPort
 private typealias UnqualifiedResponseBodyStream = ResponseBodyStream
+private typealias UnqualifiedRequestBodyWriter = RequestBodyWriter
 private typealias UnqualifiedResponseValidator = ResponseValidator
 private typealias UnqualifiedSelfDescribingBody = SelfDescribingBody
 private typealias UnqualifiedStreamedResponse = StreamedResponse

@@ -476,6 +476,24 @@ extension Samples {
         _ = try await client.download(CourierRequest<Void>(path: "/exports/2024.csv"), to: .file(exportFile), options: options)
     }
 
+    /// Sources/Courier/Courier.docc/UploadsAndDownloads.md, sample 12
+    static func uploadsAndDownloads12(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        var upload = CourierRequest<CourierResponse>(method: .post, path: "/ingest")
+        upload.body = .writing(contentType: "application/x-ndjson") { writer in
+            var bytes = 0
+            for index in 0..<3 {
+                let line = Data("{\"row\":\(index)}\n".utf8)
+                bytes += line.count
+                try await writer.write(line)
+            }
+            return ["X-Rows": "3", "X-Bytes": String(bytes)]
+        }
+        let response = try await client.send(upload)
+        print(response.trailers["Grpc-Status"] ?? "no status trailer")
+    }
+
     /// Sources/Courier/Authentication/Authentication.swift, sample 1
     static func authentication1(_ context: SampleContext) async throws {
         let session = context.session
@@ -855,6 +873,22 @@ extension Samples {
         request.body = try .multipart(form)
     }
 
+    /// Sources/Courier/Transfers/Writing/RequestBodyWriter.swift, sample 1
+    static func requestBodyWriter1(_ context: SampleContext) async throws {
+        var request = context.request
+        _ = request
+        let lines = ["first line\n", "second line\n"]
+        request.body = .writing { writer in
+            var checksum = 0
+            for line in lines {
+                let bytes = Data(line.utf8)
+                checksum = bytes.reduce(checksum) { ($0 &+ Int($1)) & 0xFFFF }
+                try await writer.write(bytes)
+            }
+            return ["X-Checksum": String(checksum)]
+        }
+    }
+
     /// Sources/Courier/Transport/ConnectionOverrides.swift, sample 1
     static func connectionOverrides1(_ context: SampleContext) async throws {
         let client = context.client
@@ -862,5 +896,18 @@ extension Samples {
         var request = CourierRequest<Data>(path: "/events")
         request.connection.readTimeout = .unlimited   // a stream that may stay silent for long
         request.connection.proxy = .direct            // not through the client's proxy
+    }
+
+    /// Sources/Courier/Transport/StreamedResponse.swift, sample 1
+    static func streamedResponse1(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        var request = context.request
+        _ = request
+        let (size, checksum) = try await client.stream(request) { response in
+            var size = 0
+            for try await piece in response.body { size += piece.count }
+            return (size, response.body.trailers?["X-Checksum"])
+        }
     }
 }

@@ -16,7 +16,8 @@ struct FailureMessage {
 
     /// The sentence, without the `courier: ` prefix, control characters escaped.
     var text: String {
-        PrintableText.escaping(sentence)
+        // A failure after retries says how many times the request was sent.
+        PrintableText.escaping(error.attempts > 1 ? sentence + " (after \(error.attempts) attempts)" : sentence)
     }
 
     /// The server's `host:port` (the port the scheme implies when the URL has none), or "the

@@ -43,6 +43,15 @@ struct CurlExitStatusTests {
         expectFailure(run, .couldNotConnect, startingWith: "could not connect to 127.0.0.1:\(reserved.port): connection refused (is the server running on that port?)")
     }
 
+    @Test("a failure after retries says how many times the request was sent")
+    func retriedFailureCountsItsAttempts() async throws {
+        let reserved = try ReservedPort()
+        defer { withExtendedLifetime(reserved) {} }
+        let run = await courier("fetch", reserved.url("/get").absoluteString, "--retry", "1")
+        expectFailure(run, .couldNotConnect, startingWith: "could not connect to 127.0.0.1:\(reserved.port): connection refused")
+        #expect(run.stderr.contains("(after 2 attempts)"), "\(run.stderr)")
+    }
+
     @Test("a name that does not resolve is 6 (could not resolve host), naming the host")
     func unresolvableName() async throws {
         // RFC 6761: names under .invalid never resolve.

@@ -120,6 +120,14 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var url: URL?
     /// The response, for errors raised after one arrived (validation, decoding, redirects).
     public var response: CourierResponse?
+    /// The status code of ``response``, when one arrived: `404` for a request refused as not
+    /// found, `503` for one whose retries all met an unavailable server.
+    public var status: Int? { response?.status }
+    /// How many times the client sent the request before it failed: `1` without retries,
+    /// more when the retry policy sent it again; `0` when it failed before anything was sent
+    /// (a refused configuration, a cancellation while waiting for a slot) or did not come from
+    /// a client's request.
+    public var attempts: Int = 0
     /// The lower-level error, when there is one.
     public var underlyingError: (any Error)?
     /// Why a TLS connection failed, for errors of kind ``Kind/tls``.
@@ -155,6 +163,7 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let reason = tlsFailure?.description ?? connectionFailure?.description
         var text = "\(kind)\(reason.map { " (\($0))" } ?? ""): \(message)"
+        if attempts > 1 { text += " (after \(attempts) attempts)" }
         if let url { text += " [\(url.absoluteString)]" }
         if let underlyingError { text += " (underlying: \(underlyingError))" }
         return PrintableText.escaping(text)

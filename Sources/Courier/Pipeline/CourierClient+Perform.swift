@@ -54,6 +54,9 @@ extension CourierClient {
             for observer in observers { call(observer, event) }
         }
 
+        // The call's retry decisions, when it may be retried; whether any attempt began.
+        var retries: CallRetries?
+        var attempted = false
         do {
             try checkNotShutDown()
             try Task.checkCancellation()
@@ -65,7 +68,6 @@ extension CourierClient {
             let policy = retryPolicy ?? configuration.retryPolicy
             // A call that may not be retried (the default) needs no decisions, and pays nothing
             // for them.
-            var retries: CallRetries?
             if policy.maximumAttempts > 1 {
                 let decisions = CallRetries(
                     policy: policy, repeatable: current!.method.isIdempotent || current!.headers.contains("Idempotency-Key"),
@@ -75,6 +77,7 @@ extension CourierClient {
                 retries = decisions
             }
             var received: CourierResponse
+            attempted = true
             if let tracing {
                 let request = current!
                 received = try await traced(request, by: tracing) {
@@ -93,7 +96,11 @@ extension CourierClient {
             notify { $0.requestDidStop($1) }
             return result
         } catch {
-            let final = CourierClient.classify(error, url: current?.url)
+            var final = CourierClient.classify(error, url: current?.url)
+            if var failure = final as? CourierError, failure.attempts == 0, attempted {
+                failure.attempts = retries?.attempts ?? 1
+                final = failure
+            }
             notify({ $0.requestWillStop($1) }, error: final)
             let isCancellation = (final as? CourierError)?.kind == .cancelled
             move(to: isCancellation ? .cancelled : .failed, error: final)

@@ -119,7 +119,29 @@ struct RetryIntegrationTests {
                 let error = await courierError { _ = try await client.send(CourierRequest<Echo>(path: "/flaky?failures=9&status=504&key=x")) }
                 #expect(error?.kind == .validationFailed)
                 #expect(error?.response?.status == 504)
+                #expect(error?.status == 504)
+                #expect(error?.attempts == 3)
+                #expect(error?.description.contains("(after 3 attempts)") == true)
                 #expect(server.receivedRequests.count == 3)
+            }
+        }
+    }
+
+    @Test("an error says how many times its request was sent: once, or not at all")
+    func errorsCountTheirAttempts() async throws {
+        try await withServer { server in
+            try await withClient(server) { client in
+                let notFound = await courierError { _ = try await client.send(CourierRequest<Echo>(path: "/status/404")) }
+                #expect(notFound?.status == 404)
+                #expect(notFound?.attempts == 1)
+                #expect(notFound?.description.contains("attempts") == false)
+                // Refused before anything was sent.
+                var absurd = CourierRequest<Echo>(path: "/get")
+                absurd.timeout = .seconds(-1)
+                let refused = await courierError { _ = try await client.send(absurd) }
+                #expect(refused?.kind == .invalidConfiguration)
+                #expect(refused?.attempts == 0)
+                #expect(refused?.status == nil)
             }
         }
     }

@@ -281,8 +281,10 @@ extension Samples {
         _ = client
         do {
             let user = try await client.send(CourierRequest<User>(path: "/users/1"))
+        } catch let error as CourierError where error.status == 404 {
+            print("no such user")                        // the response is kept: error.response
         } catch let error as CourierError where error.kind == .validationFailed {
-            print(error.response?.status ?? 0)          // the response is kept
+            print("refused with \(error.status ?? 0) after \(error.attempts) attempts")
         } catch let error as CourierError where error.kind == .timeout {
             // try again later
         }

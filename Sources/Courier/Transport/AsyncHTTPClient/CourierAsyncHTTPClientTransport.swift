@@ -96,10 +96,12 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         let start = ContinuousClock.now
         let applied = configuration.applying(request.connection)
         let numbered = relay.open(request)
+        // The exchange is closed once: with its trailers read on success, here otherwise.
+        var isClosed = false
         defer {
             // Whatever still writes the body stops.
             numbered.earlyEnd?.end()
-            _ = relay.close(numbered.number)
+            if !isClosed { _ = relay.close(numbered.number) }
         }
         let (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy, exchange: numbered)
         let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
@@ -137,6 +139,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             protocolVersion: CourierResponse.ProtocolVersion(collected.head.version)
         )
         response.trailers = Headers(trailerFields: relay.close(numbered.number))
+        isClosed = true
         return response
     }
 

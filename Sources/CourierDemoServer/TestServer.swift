@@ -36,6 +36,8 @@ import NIOSSL
 /// - `/idempotent[/...]?delay=S`: honours `Idempotency-Key` and counts each key in ``ledger``.
 /// - `/content/NAME?gate=G`: the bytes published at NAME with ``publish(_:at:contentType:)``, held at
 ///   gate G when given; 404 when nothing is published there.
+/// - `/duplex?speak=N`: answers while the request body arrives, echoing each piece, or speaking
+///   first and waiting for each word to come back (see `DuplexScript`).
 /// - `/sink`: takes a body of any size without keeping it; answers its length and CRC-32 (see ``CRC32``).
 ///
 /// Call ``shutdown()`` when done; it closes the listener and every open connection.

@@ -27,6 +27,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The trailers of the response being written, sent with its end.
     private var responseTrailers: HTTPHeaders?
     private var sink: BodySink?
+    /// The `/duplex` exchange in progress, which answers while its request arrives.
+    private var duplex: DuplexResponder?
 
     private var activeSource: (any ResponseBodySource)?
     private var closeAfterResponse = false
@@ -45,6 +47,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
+            if let duplex = DuplexResponder(head: head) {
+                self.duplex = duplex
+                duplex.start(context: context)
+                return
+            }
             self.requestHead = head
             self.requestTrailers = nil
             self.requestBodyTooLarge = false
@@ -60,7 +67,9 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.writeAndFlush(self.wrapOutboundOut(.head(interim)), promise: nil)
             }
         case .body(var chunk):
-            if let sink = self.sink {
+            if let duplex = self.duplex {
+                duplex.take(chunk, context: context)
+            } else if let sink = self.sink {
                 sink.consume(chunk)
             } else if (self.requestBody?.readableBytes ?? 0) + chunk.readableBytes > Self.maximumBodySize {
                 self.requestBodyTooLarge = true
@@ -69,6 +78,11 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.requestBody?.writeBuffer(&chunk)
             }
         case .end(let trailers):
+            if let duplex = self.duplex {
+                self.duplex = nil
+                _ = self.log.append(duplex.end(trailers: trailers, context: context))
+                return
+            }
             self.requestTrailers = trailers
             guard let head = self.requestHead else { return }
             let body = self.requestBody.map { Array($0.readableBytesView) } ?? []

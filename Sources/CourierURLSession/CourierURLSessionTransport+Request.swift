@@ -13,6 +13,19 @@ extension CourierURLSessionTransport {
             throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) cannot be sent; use an absolute http or https URL.", url: request.url)
         }
         try CourierURLSessionTransport.refuseUnsupported(request.connection, url: request.url)
+        #if canImport(FoundationNetworking)
+        // Nothing of the response arrives while the body stream waits for a piece.
+        let refusesDuplex = true
+        #else
+        let refusesDuplex = false
+        #endif
+        if refusesDuplex, request.body?.isDuplex == true {
+            throw CourierError(
+                .invalidConfiguration,
+                "The request body is full duplex (CourierRequestBody.isDuplex), and URLSession on \(CourierURLSessionTransport.platformName) hands over nothing of the response while the body waits for its next piece; use the default transport, which sends both ways at once.",
+                url: request.url
+            )
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         switch request.connection.readTimeout {

@@ -22,6 +22,16 @@ public struct CourierRequestBody: Sendable {
     public var contentType: String?
     /// The length in bytes, when known before sending (it becomes `Content-Length`).
     public let length: Int64?
+    /// Whether the body's pieces depend on the response (full duplex: a chat, a proxy, a
+    /// body that answers what the server says), so that the response must reach its reader
+    /// while the body is still being written.
+    ///
+    /// Every transport of the default stack sends a streamed body as it is produced and hands
+    /// the response over as it arrives, over HTTP/1.1 and HTTP/2, whether or not this is set.
+    /// A transport that delivers nothing of the response before the body has ended refuses a
+    /// duplex body with ``CourierError/Kind/invalidConfiguration`` instead of waiting for its
+    /// timeout: `CourierURLSessionTransport` on Linux does. `false` by default.
+    public var isDuplex = false
     /// Counts the bytes a streamed body has read but not yet handed over (multipart bodies).
     var bufferGauge: BufferGauge?
     /// Told of every piece the transport takes, when someone watches the upload.

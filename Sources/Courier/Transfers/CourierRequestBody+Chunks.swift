@@ -64,7 +64,24 @@ extension CourierRequestBody {
             /// The trailer fields the body ended with, once ``next()`` has returned `nil`.
             package private(set) var trailers = Headers()
 
+            /// The next piece, `nil` at the end.
+            ///
+            /// - Throws: what the body's source threw, as ``CourierError/Kind/invalidBody``
+            ///   unless it is a ``CourierError`` or a cancellation already, the same on every
+            ///   transport.
             package mutating func next() async throws -> Data? {
+                do {
+                    return try await take()
+                } catch let error as CourierError {
+                    throw error
+                } catch let error as CancellationError {
+                    throw error
+                } catch {
+                    throw CourierError(.invalidBody, "The request body could not be produced: \(error).", underlyingError: error)
+                }
+            }
+
+            private mutating func take() async throws -> Data? {
                 let chunk: Data?
                 switch source {
                 case .bytes(let data, let offset):

@@ -45,7 +45,7 @@ extension CourierAsyncHTTPClientTransport {
             request: ahcRequest,
             delegate: StreamingDelegate(
                 handoff: handoff, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
-                regions: regions, watch: watch
+                regions: regions, watch: watch, earlyEnd: numbered.earlyEnd
             ),
             eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
@@ -117,10 +117,13 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     private let method: String
     private let decompression: Decompression
     private var decoder: ContentDecoder?
+    /// Where a response that ends while the request body is still being sent says so.
+    private let earlyEnd: EarlyEnd?
+    private var hasEnded = false
 
     init(
         handoff: BodyHandoff, url: URL, method: String, decompression: Decompression, regions: SentRegions?,
-        watch: ReadWatchdog.Watch?
+        watch: ReadWatchdog.Watch?, earlyEnd: EarlyEnd?
     ) {
         self.handoff = handoff
         self.url = url
@@ -128,6 +131,7 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
         self.decompression = decompression
         self.regions = regions
         self.watch = watch
+        self.earlyEnd = earlyEnd
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -138,6 +142,12 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
             return task.eventLoop.makeFailedFuture(error)
         }
         handoff.receive(head)
+        if let earlyEnd {
+            let loop = task.eventLoop
+            earlyEnd.onCompletion { trailers in
+                loop.execute { self.end(trailers: trailers) }
+            }
+        }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
@@ -151,10 +161,13 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
             }
             guard piece.readableBytes > 0 else {
                 watch?.heard()
+                earlyEnd?.delivered(buffer.readableBytes)
                 return task.eventLoop.makeSucceededVoidFuture()
             }
         }
         let taken = handoff.offer(piece, on: task.eventLoop)
+        // Counted once this part is on its way to the reader.
+        earlyEnd?.delivered(buffer.readableBytes)
         guard let watch else { return taken }
         // Nothing more is read until the reader takes this part: the silence is the reader's.
         watch.pause()
@@ -165,6 +178,20 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        guard !hasEnded else { return }
         try decoder?.finish()
+    }
+
+    /// The response ended while the request body was still being sent, and its whole body has
+    /// been handed over: its reader gets the end (or the decoder's complaint) now.
+    private func end(trailers: HTTPHeaders?) {
+        guard !hasEnded else { return }
+        hasEnded = true
+        do {
+            try decoder?.finish()
+            handoff.end(.success(()), trailers: trailers)
+        } catch {
+            handoff.end(.failure(error))
+        }
     }
 }

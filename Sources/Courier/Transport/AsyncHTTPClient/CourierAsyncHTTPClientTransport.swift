@@ -176,26 +176,31 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             } else {
                 // Each piece is taken from the body only once the previous one is written
                 // (or queued while the connection is writable), so a body read from disk
-                // never piles up in memory.
+                // never piles up in memory, and a body whose next piece waits for the
+                // response (full duplex) is sent as it is produced.
                 let relay = self.relay
-                body = streamed(length: requestBody.length, earlyEnd: earlyEnd) { writer, _ in
-                    // The body is read one piece ahead: a body that fails its own checks at
-                    // the end (a file that changed while it was read) fails before its last
-                    // piece is written, so the server never receives a complete-looking
-                    // body. The last piece goes out with the end of the body.
-                    // The body's trailers, known once it has ended, go to the tap that writes
-                    // the end.
+                let length = requestBody.length
+                body = streamed(length: length, earlyEnd: earlyEnd) { writer, _ in
                     var pieces = requestBody.chunks().makeAsyncIterator()
-                    var current = try await pieces.next()
-                    while let piece = current {
-                        let following = try await pieces.next()
-                        guard following != nil else {
-                            relay.send(pieces.trailers, for: exchange.number)
-                            return .byteBuffer(ByteBuffer(bytes: piece))
+                    var sent: Int64 = 0
+                    var next = try await pieces.next()
+                    while let piece = next {
+                        sent += Int64(piece.count)
+                        guard let length, sent >= length else {
+                            try await earlyEnd.write(.byteBuffer(ByteBuffer(bytes: piece)), to: writer)
+                            next = try await pieces.next()
+                            continue
                         }
+                        // A body of known length looks complete to the server with its last
+                        // byte, so its own checks at the end (a file that changed while it
+                        // was read) run before that byte goes out, and the last piece goes
+                        // out with the end of the body.
+                        next = try await pieces.next()
+                        guard next != nil else { return .byteBuffer(ByteBuffer(bytes: piece)) }
                         try await earlyEnd.write(.byteBuffer(ByteBuffer(bytes: piece)), to: writer)
-                        current = following
                     }
+                    // The body's trailers, known once it has ended, go to the tap that
+                    // writes the end.
                     relay.send(pieces.trailers, for: exchange.number)
                     return nil
                 }
@@ -224,13 +229,13 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     /// `earlyEnd` tells that the response ended first (AsyncHTTPClient has closed the
     /// connection then, and waits for the end of the body to deliver the response).
     ///
-    /// The last piece and the end of the body are handed to AsyncHTTPClient in one turn of the
-    /// request's event loop, so no part of the response can reach the request in between.
-    /// AsyncHTTPClient 1.37 keeps a connection leased for ever when a response with a body is
-    /// read whole before the end of the request body reaches the request (its request state
-    /// machine finishes the request then, and drops the end that comes later, which the
-    /// connection still waits for): a server that answers as soon as the last byte arrives
-    /// would otherwise, now and then, cost the pool a connection, until every request waits.
+    /// The last piece, when `send` returns one, and the end of the body are handed to
+    /// AsyncHTTPClient in one turn of the request's event loop. A response of status below 300
+    /// that ends before the body does reaches AsyncHTTPClient only after the body's end (the
+    /// ``ExchangeTap`` holds it back; its reader is told at once): AsyncHTTPClient 1.37 would
+    /// otherwise, when its reader had not asked for more yet, finish the request and drop the
+    /// body's end that comes later, which the connection still waits for, keeping it leased
+    /// for ever.
     private func streamed(
         length: Int64?, earlyEnd: EarlyEnd, _ send: @escaping @Sendable (HTTPClient.Body.StreamWriter, any EventLoop) async throws -> IOData?
     ) -> HTTPClient.Body {

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOHTTP2
 
 /// Carries what AsyncHTTPClient's delegate API does not pass between Courier's exchanges and
 /// the connections that carry them: trailers both ways, and the early end of a response that
@@ -12,7 +11,10 @@ import NIOHTTP2
 /// without any; its connections still parse and write them. And when a response of status 300
 /// or more ends before the request body does, it closes the connection but leaves the body's
 /// pending write unanswered and the request open until the body ends, which a body waiting on
-/// that write never does. Each exchange is therefore given a number, sent in the request head
+/// that write never does. When one of status below 300 ends first, it delivers the end only
+/// after the request's, which a full-duplex body waiting for that end never sends, or, when
+/// the reader had not asked for more yet, finishes the request and drops the request's end,
+/// leaving the connection leased for ever. Each exchange is therefore given a number, sent in the request head
 /// as the field ``fieldName``; the ``ExchangeTap`` on every connection (HTTP/1.1) and stream
 /// (HTTP/2) takes that field out before the head is encoded, so it never reaches the wire,
 /// then hands the response's trailers and early end here and puts the body's trailers into
@@ -84,6 +86,12 @@ final class ExchangeRelay: Sendable {
         state.withLockedValue { $0.watched[number] }?.end()
     }
 
+    /// The response of exchange `number`, of status below 300, ended as `completion` says
+    /// while its body was still being sent: its reader need not wait for the body.
+    func responseCompleted(_ number: UInt64, _ completion: EarlyEnd.Completion) {
+        state.withLockedValue { $0.watched[number] }?.complete(completion)
+    }
+
     /// Ends exchange `number`: the trailers its response ended with (none if it has not
     /// ended), after which nothing is kept for it.
     func close(_ number: UInt64) -> HTTPHeaders? {
@@ -92,156 +100,5 @@ final class ExchangeRelay: Sendable {
             state.watched.removeValue(forKey: number)
             return state.received.removeValue(forKey: number)
         }
-    }
-}
-
-/// The early end of one exchange's response, for the task that writes its request body: a
-/// write waiting for AsyncHTTPClient is released, and the task is cancelled, so that whatever
-/// it waits on (the next piece of a body produced elsewhere) lets go.
-final class EarlyEnd: Sendable {
-    private struct State {
-        var isEnded = false
-        /// The write waiting for AsyncHTTPClient, and its number.
-        var waiter: (write: UInt64, continuation: CheckedContinuation<Void, any Error>)?
-        var writes: UInt64 = 0
-        var task: Task<Void, Never>?
-    }
-
-    private let state = NIOLockedValueBox(State())
-
-    /// Whether the response ended before the body did.
-    var isEnded: Bool { state.withLockedValue { $0.isEnded } }
-
-    /// The task that writes the body, cancelled if the response ends first.
-    func watch(_ task: Task<Void, Never>) {
-        let ended = state.withLockedValue { state in
-            state.task = task
-            return state.isEnded
-        }
-        if ended { task.cancel() }
-    }
-
-    /// Writes `part` and waits until AsyncHTTPClient takes more, or the response ends.
-    ///
-    /// - Throws: ``ResponseEndedEarly`` once the response has ended; what the write fails with.
-    func write(_ part: IOData, to writer: HTTPClient.Body.StreamWriter) async throws {
-        let written = writer.write(part)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let write = state.withLockedValue { state -> UInt64? in
-                guard !state.isEnded else { return nil }
-                state.writes &+= 1
-                state.waiter = (state.writes, continuation)
-                return state.writes
-            }
-            guard let write else { return continuation.resume(throwing: ResponseEndedEarly()) }
-            written.whenComplete { [state] result in
-                let waiter = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
-                    guard let waiter = state.waiter, waiter.write == write else { return nil }
-                    state.waiter = nil
-                    return waiter.continuation
-                }
-                waiter?.resume(with: result)
-            }
-        }
-    }
-
-    /// The response ended first.
-    func end() {
-        let (waiter, task) = state.withLockedValue { state in
-            state.isEnded = true
-            defer { state.waiter = nil }
-            return (state.waiter?.continuation, state.task)
-        }
-        waiter?.resume(throwing: ResponseEndedEarly())
-        task?.cancel()
-    }
-}
-
-/// The response ended before the request body did: the rest of the body is not sent.
-struct ResponseEndedEarly: Error {}
-
-/// Sits between AsyncHTTPClient's request handler and the HTTP/1 codec (the connection's on
-/// HTTP/1.1, the stream's translation on HTTP/2): takes the exchange number out of each
-/// request head, ends the request with the trailers its body gave, and tells the
-/// ``ExchangeRelay`` of the response's trailers and of its early end. All state is confined
-/// to the channel's loop.
-final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias InboundOut = HTTPClientResponsePart
-    typealias OutboundIn = HTTPClientRequestPart
-    typealias OutboundOut = HTTPClientRequestPart
-
-    /// The exchange whose request was written last.
-    private struct Current {
-        let number: UInt64
-        let streamsBody: Bool
-        let sendsTrailers: Bool
-        var bodyEnded = false
-        var status: UInt = 0
-    }
-
-    private let relay: ExchangeRelay
-    private var current: Current?
-
-    init(relay: ExchangeRelay) {
-        self.relay = relay
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head(var head):
-            current = nil
-            if let marker = head.headers.first(name: ExchangeRelay.fieldName) {
-                head.headers.remove(name: ExchangeRelay.fieldName)
-                let digits = marker.prefix { $0.isASCII && $0.isNumber }
-                let flags = marker.dropFirst(digits.count)
-                current = UInt64(digits).map { Current(number: $0, streamsBody: flags.contains("s"), sendsTrailers: flags.contains("t")) }
-            }
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-        case .end(nil):
-            current?.bodyEnded = true
-            guard let current, current.sendsTrailers, let trailers = relay.trailersToSend(for: current.number) else {
-                context.write(data, promise: promise)
-                return
-            }
-            context.write(wrapOutboundOut(.end(trailers)), promise: promise)
-        case .end:
-            current?.bodyEnded = true
-            context.write(data, promise: promise)
-        case .body:
-            context.write(data, promise: promise)
-        }
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head) where head.status.code >= 200:
-            current?.status = head.status.code
-        case .end(let trailers):
-            if let current {
-                if let trailers, !trailers.isEmpty { relay.receive(trailers, for: current.number) }
-                // AsyncHTTPClient closes the connection then, and waits for a body that
-                // nothing will take any more.
-                if current.streamsBody, !current.bodyEnded, current.status >= 300 { relay.responseEnded(current.number) }
-            }
-        default:
-            break
-        }
-        context.fireChannelRead(data)
-    }
-
-    /// Adds a tap after the response decoder (and its status guard) of an HTTP/1.1
-    /// connection's pipeline. Call on its loop.
-    static func install(on channel: any Channel, relay: ExchangeRelay) throws {
-        let sync = channel.pipeline.syncOperations
-        let guarded = try sync.handler(type: StatusCodeGuard.self)
-        try sync.addHandler(ExchangeTap(relay: relay), position: .after(guarded))
-    }
-
-    /// Adds a tap after the HTTP/2-to-HTTP/1 translation of `stream`. Call on its loop.
-    static func install(onStream stream: any Channel, relay: ExchangeRelay) throws {
-        let sync = stream.pipeline.syncOperations
-        let translation = try sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self)
-        try sync.addHandler(ExchangeTap(relay: relay), position: .after(translation))
     }
 }

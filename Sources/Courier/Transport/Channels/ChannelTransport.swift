@@ -139,11 +139,22 @@ final class ChannelTransport: Sendable {
         } catch {
             outcome = .failure(error)
         }
+        if exchange.bodyOutlivesResponse {
+            // The server said all it would before the body ended (full duplex): the body goes
+            // on without the reader, and the connection is released once it has ended.
+            Task { await release(connection, key: key, after: exchange) }
+        } else {
+            await release(connection, key: key, after: exchange)
+        }
+        return try outcome.get()
+    }
+
+    /// Ends `exchange` and gives `connection` back to the pool.
+    private func release(_ connection: Connection, key: ChannelPool.Key, after exchange: Exchange) async {
         let reusable = await exchange.end()
         // A stream is never used twice; closing one that already ended does nothing.
         if connection.streams != nil { exchange.channel.close(promise: nil) }
         pool.release(connection, key: key, reusable: reusable)
-        return try outcome.get()
     }
 
     private func tooLarge(_ limit: Int, url: URL) -> CourierError {

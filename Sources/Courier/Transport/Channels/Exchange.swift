@@ -15,6 +15,21 @@ final class Exchange: Sendable {
     private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
     /// The read-timeout clock and the watchdog that watches it, when the exchange has a limit.
     private let watched: (watch: ReadWatchdog.Watch, watchdog: ReadWatchdog)?
+    /// The request body as it goes out beside the response.
+    private let sending = NIOLockedValueBox(Sending())
+
+    /// A request body written while its response arrives (full duplex): a piece is written as
+    /// soon as the body gives it, whether or not the response has begun.
+    private struct Sending {
+        /// The task writing a streamed body; cancelled when the connection closes.
+        var task: Task<Void, Never>?
+        /// Whether the end of the request went out.
+        var isSent = false
+        /// What the body failed with (not the connection), which explains the exchange's end.
+        var failure: (any Error)?
+        /// The response's status, once its head arrived.
+        var status: UInt = 0
+    }
 
     init(
         connection: Connection, request: CourierHTTPRequest, start: ContinuousClock.Instant, decompression: Decompression,
@@ -50,15 +65,10 @@ final class Exchange: Sendable {
                         method: self.request.method.rawValue, decompression: self.decompression, watch: self.watched?.watch
                     )
                 ).get()
-                do {
-                    try await self.write()
-                } catch let error where error is ChannelError || error is IOError {
-                    // The connection ended while the request was written: what the server sent
-                    // before (an early answer, or a TLS alert refusing the client certificate)
-                    // says more than the failed write.
-                    self.channel.close(promise: nil)
-                }
-                return try await self.handoff.head().0
+                self.write()
+                let head = try await self.handoff.head().0
+                self.sending.withLockedValue { $0.status = head.status.code }
+                return head
             }
         } catch {
             throw self.cause(of: error)
@@ -71,7 +81,66 @@ final class Exchange: Sendable {
         return try await withTaskCancellationHandler(operation: body, onCancel: { channel.close(promise: nil) })
     }
 
-    private func write() async throws {
+    /// Writes the request: the head at once, and the body beside the response, so that a
+    /// server may answer before it has read the body, and a body may wait for the response.
+    private func write() {
+        channel.write(HTTPClientRequestPart.head(makeHead()), promise: nil)
+        guard let body = request.body, body.isStreamed || body.bytes == nil else {
+            if let data = request.body?.bytes {
+                channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: data))), promise: nil)
+            }
+            ended(channel.writeAndFlush(HTTPClientRequestPart.end(nil)))
+            return
+        }
+        channel.flush()
+        let channel = self.channel
+        let task = Task {
+            do {
+                // One piece at a time: the next is taken only once the last one was written.
+                var pieces = body.chunks().makeAsyncIterator()
+                while let piece = try await pieces.next() {
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece))))
+                }
+                let trailers = pieces.trailers.isEmpty ? nil : HTTPHeaders(pieces.trailers.map { ($0.name, $0.value) })
+                try await channel.writeAndFlush(HTTPClientRequestPart.end(trailers))
+                self.sent()
+            } catch {
+                self.failed(error)
+            }
+        }
+        sending.withLockedValue { $0.task = task }
+        // Whatever closes the connection stops the body, wherever it waits.
+        channel.closeFuture.whenComplete { _ in task.cancel() }
+    }
+
+    /// The request's end goes out with `written`.
+    private func ended(_ written: EventLoopFuture<Void>) {
+        written.whenComplete { result in
+            switch result {
+            case .success: self.sent()
+            case .failure(let error): self.failed(error)
+            }
+        }
+    }
+
+    private func sent() {
+        sending.withLockedValue { $0.isSent = true }
+        // The server's silence counts from here.
+        watched?.watch.requestSent()
+    }
+
+    /// The request could not be written whole: the connection closes. When the connection
+    /// failed, what the server sent before (an early answer, or a TLS alert refusing the
+    /// client certificate) says more than the failed write; when the body failed, its error
+    /// is the exchange's.
+    private func failed(_ error: any Error) {
+        if !(error is ChannelError || error is IOError || error is CancellationError) {
+            sending.withLockedValue { $0.failure = $0.failure ?? error }
+        }
+        channel.close(promise: nil)
+    }
+
+    private func makeHead() -> HTTPRequestHead {
         let url = request.url
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var target = components?.percentEncodedPath ?? ""
@@ -87,25 +156,7 @@ final class Exchange: Sendable {
         } else if request.body == nil, ["POST", "PUT", "PATCH"].contains(request.method.rawValue) {
             head.headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
-        channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        var trailers: HTTPHeaders?
-        if let body = request.body {
-            if !body.isStreamed, let data = body.bytes {
-                channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: data))), promise: nil)
-            } else {
-                // One piece at a time: the next is read only once the last one was written.
-                var pieces = body.chunks().makeAsyncIterator()
-                while let piece = try await pieces.next() {
-                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece))))
-                }
-                if !pieces.trailers.isEmpty {
-                    trailers = HTTPHeaders(pieces.trailers.map { ($0.name, $0.value) })
-                }
-            }
-        }
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(trailers))
-        // The server's silence counts from here.
-        watched?.watch.requestSent()
+        return head
     }
 
     /// `host` as it stands in an authority (`Host`, a `CONNECT` target): an IPv6 address in
@@ -132,6 +183,7 @@ final class Exchange: Sendable {
     /// What `error` means: a cancellation, the request's deadline, or `error` itself.
     func cause(of error: any Error) -> any Error {
         if Task.isCancelled { return CancellationError() }
+        if let failure = sending.withLockedValue({ $0.failure }) { return failure }
         let error = connection.cause(of: error)
         if timer.withLockedValue({ $0.fired }) {
             return CourierError(
@@ -143,18 +195,35 @@ final class Exchange: Sendable {
         return error
     }
 
+    /// Whether the response has been read whole while the request body is still being sent
+    /// (a full-duplex exchange whose server said all it would first): ``end()`` then waits
+    /// for the body.
+    var bodyOutlivesResponse: Bool {
+        handoff.trailers != nil && !sending.withLockedValue { $0.isSent || $0.failure != nil }
+    }
+
     /// Ends the exchange; returns whether the connection may carry another request.
+    ///
+    /// A response not read to its end closes the connection. A body still being sent after a
+    /// response of status 300 or more is not wanted any more: it stops, and the connection
+    /// closes. After a response below 300 the body goes on, as the server may still read it,
+    /// until it ends, fails or the connection closes (the request's deadline, a
+    /// cancellation).
     func end() async -> Bool {
-        timer.withLockedValue { $0.scheduled?.cancel() }
         if let (watch, watchdog) = watched { watchdog.end(watch) }
-        if handoff.close() {
-            // The response was not read to its end.
+        let (task, status) = sending.withLockedValue { ($0.isSent ? nil : $0.task, $0.status) }
+        if handoff.close() || (task != nil && status >= 300) {
+            // The response was not read to its end, or its body is not wanted.
+            timer.withLockedValue { $0.scheduled?.cancel() }
             channel.close(promise: nil)
             finished.succeed(false)
             return false
         }
+        await task?.value
+        timer.withLockedValue { $0.scheduled?.cancel() }
         let keepAlive = (try? await finished.futureResult.get()) ?? false
+        let sent = sending.withLockedValue { $0.isSent }
         let closeRequested = request.headers["Connection"]?.lowercased().contains("close") ?? false
-        return keepAlive && !closeRequested && !timer.withLockedValue { $0.fired }
+        return keepAlive && sent && !closeRequested && !timer.withLockedValue { $0.fired }
     }
 }

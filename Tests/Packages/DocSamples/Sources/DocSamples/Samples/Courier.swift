@@ -496,6 +496,26 @@ extension Samples {
         print(response.trailers["Grpc-Status"] ?? "no status trailer")
     }
 
+    /// Sources/Courier/Courier.docc/UploadsAndDownloads.md, sample 13
+    static func uploadsAndDownloads13(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        let (replies, reply) = AsyncStream<Data>.makeStream()
+        var chat = CourierRequest<CourierResponse>(method: .post, path: "/chat")
+        chat.body = .writing { writer in
+            try await writer.write(Data("hello\n".utf8))
+            for await line in replies where line != Data("bye\n".utf8) {
+                try await writer.write(line)
+            }
+            return [:]
+        }
+        chat.body?.isDuplex = true
+        try await client.stream(chat) { response in
+            for try await piece in response.body { reply.yield(piece) }
+            reply.finish()
+        }
+    }
+
     /// Sources/Courier/Authentication/Authentication.swift, sample 1
     static func authentication1(_ context: SampleContext) async throws {
         let session = context.session

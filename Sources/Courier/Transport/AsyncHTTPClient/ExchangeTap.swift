@@ -1,0 +1,144 @@
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+
+/// Sits between AsyncHTTPClient's request handler and the HTTP/1 codec (the connection's on
+/// HTTP/1.1, the stream's translation on HTTP/2): takes the exchange number out of each
+/// request head, ends the request with the trailers its body gave, and tells the
+/// ``ExchangeRelay`` of the response's trailers and of its early end.
+///
+/// A response of status below 300 that ends while its request body is still being sent is
+/// told to the relay at once (its reader has all of it), and its end is held back from
+/// AsyncHTTPClient until the request's end has gone out, so that AsyncHTTPClient sees the two
+/// in the order it handles without losing the connection.
+///
+/// On an HTTP/2 stream, a response of 300 or more that ends first is held back the same way:
+/// AsyncHTTPClient 1.37 would drop the body's end that comes after it and never finish the
+/// request. The body stops, its end is not written (the server must not take a cut body for
+/// a whole one), the held response goes to AsyncHTTPClient, and the stream is reset. All
+/// state is confined to the channel's loop.
+final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundOut = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// The exchange whose request was written last.
+    private struct Current {
+        let number: UInt64
+        let streamsBody: Bool
+        let sendsTrailers: Bool
+        var bodyEnded = false
+        var status: UInt = 0
+        /// The response body's bytes so far, as received.
+        var responseBytes = 0
+        /// Whether a response of 300 or more ended on a stream while the body was being sent.
+        var isRefused = false
+    }
+
+    private let relay: ExchangeRelay
+    /// Whether this tap sits on an HTTP/2 stream.
+    private let isStream: Bool
+    private var current: Current?
+    /// The end of a response that came before its request's end, with its trailers.
+    private var heldEnd: HTTPHeaders??
+
+    init(relay: ExchangeRelay, isStream: Bool) {
+        self.relay = relay
+        self.isStream = isStream
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head):
+            current = nil
+            heldEnd = nil
+            if let marker = head.headers.first(name: ExchangeRelay.fieldName) {
+                head.headers.remove(name: ExchangeRelay.fieldName)
+                let digits = marker.prefix { $0.isASCII && $0.isNumber }
+                let flags = marker.dropFirst(digits.count)
+                current = UInt64(digits).map { Current(number: $0, streamsBody: flags.contains("s"), sendsTrailers: flags.contains("t")) }
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end(let trailers):
+            current?.bodyEnded = true
+            if current?.isRefused == true {
+                promise?.succeed()
+                releaseHeldEnd(context: context)
+                return
+            }
+            if trailers == nil, let current, current.sendsTrailers, let given = relay.trailersToSend(for: current.number) {
+                context.write(wrapOutboundOut(.end(given)), promise: promise)
+            } else {
+                context.write(data, promise: promise)
+            }
+            releaseHeldEnd(context: context)
+        case .body:
+            context.write(data, promise: promise)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head) where head.status.code >= 200:
+            current?.status = head.status.code
+        case .body(let piece):
+            current?.responseBytes += piece.readableBytes
+        case .end(let trailers):
+            guard let current else { break }
+            if let trailers, !trailers.isEmpty { relay.receive(trailers, for: current.number) }
+            guard current.streamsBody, !current.bodyEnded else { break }
+            if current.status >= 300 {
+                // AsyncHTTPClient closes the connection then, and waits for a body that
+                // nothing will take any more.
+                relay.responseEnded(current.number)
+                guard isStream else { break }
+                self.current?.isRefused = true
+                heldEnd = .some(trailers)
+                return
+            } else {
+                relay.responseCompleted(current.number, .init(bodyBytes: current.responseBytes, trailers: trailers))
+                heldEnd = .some(trailers)
+                return
+            }
+        default:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // AsyncHTTPClient fails the request that still uploads; its reader already has all.
+        heldEnd = nil
+        context.fireChannelInactive()
+    }
+
+    /// Hands AsyncHTTPClient the response end held back, in a turn of the loop of its own,
+    /// once AsyncHTTPClient has finished writing the request's end.
+    private func releaseHeldEnd(context: ChannelHandlerContext) {
+        guard heldEnd != nil else { return }
+        context.eventLoop.assumeIsolated().execute {
+            guard let trailers = self.heldEnd else { return }
+            self.heldEnd = nil
+            context.fireChannelRead(self.wrapInboundOut(.end(trailers)))
+            context.fireChannelReadComplete()
+            // A body cut short never ends on the wire: its stream is reset.
+            if self.current?.isRefused == true { context.close(promise: nil) }
+        }
+    }
+
+    /// Adds a tap after the response decoder (and its status guard) of an HTTP/1.1
+    /// connection's pipeline. Call on its loop.
+    static func install(on channel: any Channel, relay: ExchangeRelay) throws {
+        let sync = channel.pipeline.syncOperations
+        let guarded = try sync.handler(type: StatusCodeGuard.self)
+        try sync.addHandler(ExchangeTap(relay: relay, isStream: false), position: .after(guarded))
+    }
+
+    /// Adds a tap after the HTTP/2-to-HTTP/1 translation of `stream`. Call on its loop.
+    static func install(onStream stream: any Channel, relay: ExchangeRelay) throws {
+        let sync = stream.pipeline.syncOperations
+        let translation = try sync.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self)
+        try sync.addHandler(ExchangeTap(relay: relay, isStream: true), position: .after(translation))
+    }
+}

@@ -39,6 +39,9 @@ struct CourierCLI: AsyncParsableCommand {
     /// Reads the whole of standard input, for `@-` values; tests give their own bytes.
     @TaskLocal static var standardInput: @Sendable () throws -> Data = { try FileHandle.standardInput.readToEnd() ?? Data() }
 
+    /// Standard input as it is read, for `-T -`; tests give their own.
+    @TaskLocal static var standardInputPieces = StandardInputPieces.process
+
     /// The folder `fetch -O` writes into; tests give a folder of their own.
     @TaskLocal static var currentFolder: @Sendable () -> String = { FileManager.default.currentDirectoryPath }
 

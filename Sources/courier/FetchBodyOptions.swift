@@ -32,7 +32,7 @@ struct FetchBodyOptions: ParsableArguments {
     @Option(name: .customLong("file"), help: "A file to upload, name=@PATH[;type=MIME][;filename=NAME] (repeatable; makes the body multipart/form-data, with any --form parts, in command-line order).")
     var files: [String] = []
 
-    @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send this file's bytes with PUT (- for standard input); a URL ending in / gets the file's name appended.", valueName: "path"))
+    @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send this file's bytes with PUT (- for standard input, sent chunked as it is read); a URL ending in / gets the file's name appended.", valueName: "path"))
     var uploadFile: String?
 
     /// The kinds of data option, as curl reads each.
@@ -70,7 +70,8 @@ struct FetchBodyOptions: ParsableArguments {
             return .data(try Self.read(json, option: "--json"), contentType: "application/json")
         }
         if uploadFile == "-" {
-            return .data(try Self.read("@-", option: "-T"), contentType: nil)
+            // Sent as it is read, as curl does, chunked.
+            return CourierCLI.standardInputPieces.body()
         }
         if let uploadFile {
             // Like curl, no Content-Type of its own (-H can give one), and the file is read

@@ -7,7 +7,9 @@ import Testing
 
 /// Runs `courier ARGS…` in-process with `input` as its standard input.
 private func courier(stdin input: String, _ arguments: String...) async -> (status: Int32, stdout: String, stderr: String, raw: Data) {
-    await CourierCLI.$standardInput.withValue({ Data(input.utf8) }) { await courier(arguments) }
+    await CourierCLI.$standardInput.withValue({ Data(input.utf8) }) {
+        await CourierCLI.$standardInputPieces.withValue(.bytes { Data(input.utf8) }) { await courier(arguments) }
+    }
 }
 
 /// Runs `courier ARGS…` in-process with `folder` as the current folder of `-O`.

@@ -43,8 +43,9 @@ extension CourierRequestBody {
         package func makeAsyncIterator() -> Iterator {
             body.progressReporter?.begin(total: body.length)
             switch body.content {
-            case .bytes(let data): return Iterator(source: .bytes(data, offset: 0), reporter: body.progressReporter)
-            case .stream(let makeStream): return Iterator(source: .stream(makeStream().makeAsyncIterator()), reporter: body.progressReporter)
+            case .bytes(let data): return Iterator(source: .bytes(data, offset: 0), reporter: body.progressReporter, length: body.length)
+            case .stream(let makeStream):
+                return Iterator(source: .stream(makeStream().makeAsyncIterator()), reporter: body.progressReporter, length: body.length)
             case .writer(let write): return Iterator(source: .writer(WriterRun(write)), reporter: body.progressReporter, length: body.length)
             }
         }
@@ -63,6 +64,32 @@ extension CourierRequestBody {
             var length: Int64? = nil
             /// The trailer fields the body ended with, once ``next()`` has returned `nil`.
             package private(set) var trailers = Headers()
+            /// The bytes ``nextPiece()`` has handed over, and the piece it read ahead.
+            fileprivate var handedOver: Int64 = 0
+            fileprivate var readAhead: Data?
+
+            /// The next piece to send, and whether it is the last; `nil` at the end.
+            ///
+            /// A piece is handed over as soon as the body gives it (a body may wait for the
+            /// response), except the one that reaches a declared length: a body of known length
+            /// looks complete to the server with its last byte, so its end is read first, and
+            /// its own checks there (a file that changed while it was read) fail the request
+            /// while the server has not yet received it whole. Send the last piece with the
+            /// end of the body.
+            package mutating func nextPiece() async throws -> (data: Data, isLast: Bool)? {
+                let piece: Data
+                if let readAhead {
+                    piece = readAhead
+                    self.readAhead = nil
+                } else {
+                    guard let next = try await next() else { return nil }
+                    piece = next
+                }
+                handedOver += Int64(piece.count)
+                guard let length, handedOver >= length else { return (piece, false) }
+                readAhead = try await next()
+                return (piece, readAhead == nil)
+            }
 
             /// The next piece, `nil` at the end.
             ///

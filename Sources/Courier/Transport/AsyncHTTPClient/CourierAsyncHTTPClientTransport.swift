@@ -179,24 +179,11 @@ public final class CourierAsyncHTTPClientTransport: Transport {
                 // never piles up in memory, and a body whose next piece waits for the
                 // response (full duplex) is sent as it is produced.
                 let relay = self.relay
-                let length = requestBody.length
-                body = streamed(length: length, earlyEnd: earlyEnd) { writer, _ in
+                body = streamed(length: requestBody.length, earlyEnd: earlyEnd) { writer, _ in
                     var pieces = requestBody.chunks().makeAsyncIterator()
-                    var sent: Int64 = 0
-                    var next = try await pieces.next()
-                    while let piece = next {
-                        sent += Int64(piece.count)
-                        guard let length, sent >= length else {
-                            try await earlyEnd.write(.byteBuffer(ByteBuffer(bytes: piece)), to: writer)
-                            next = try await pieces.next()
-                            continue
-                        }
-                        // A body of known length looks complete to the server with its last
-                        // byte, so its own checks at the end (a file that changed while it
-                        // was read) run before that byte goes out, and the last piece goes
-                        // out with the end of the body.
-                        next = try await pieces.next()
-                        guard next != nil else { return .byteBuffer(ByteBuffer(bytes: piece)) }
+                    while let (piece, isLast) = try await pieces.nextPiece() {
+                        // The last piece of a body of known length goes out with its end.
+                        if isLast { return .byteBuffer(ByteBuffer(bytes: piece)) }
                         try await earlyEnd.write(.byteBuffer(ByteBuffer(bytes: piece)), to: writer)
                     }
                     // The body's trailers, known once it has ended, go to the tap that

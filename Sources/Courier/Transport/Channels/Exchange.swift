@@ -96,10 +96,16 @@ final class Exchange: Sendable {
         let channel = self.channel
         let task = Task {
             do {
-                // One piece at a time: the next is taken only once the last one was written.
+                // One piece at a time: the next is taken only once the last one was written;
+                // the last piece of a body of known length goes out with its end.
                 var pieces = body.chunks().makeAsyncIterator()
-                while let piece = try await pieces.next() {
-                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece))))
+                while let (piece, isLast) = try await pieces.nextPiece() {
+                    let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece)))
+                    guard !isLast else {
+                        channel.write(part, promise: nil)
+                        break
+                    }
+                    try await channel.writeAndFlush(part)
                 }
                 let trailers = pieces.trailers.isEmpty ? nil : HTTPHeaders(pieces.trailers.map { ($0.name, $0.value) })
                 try await channel.writeAndFlush(HTTPClientRequestPart.end(trailers))

@@ -27,14 +27,14 @@ struct DuplexTests {
     /// Runs `body` with a client on `road` and the URL of the server's `/duplex` route (its
     /// query `query`); the client keeps one connection per host, so an exchange that never
     /// let go of it would leave the next request waiting until its timeout.
-    private func withDuplexServer(on road: Road, query: String = "", _ body: (CourierClient, URL) async throws -> Void) async throws {
+    private func withDuplexServer(on road: Road, query: String = "", _ body: (CourierClient, URL, TestServer?) async throws -> Void) async throws {
         let configure: (inout ClientConfiguration) -> Void = {
             $0.limits.maximumConnectionsPerHost = 1
             $0.timeouts.total = .seconds(60)
         }
         guard road != .plain else {
             return try await withServer { server in
-                try await withClient(server, configure: configure) { client in try await body(client, server.url("/duplex" + query)) }
+                try await withClient(server, configure: configure) { client in try await body(client, server.url("/duplex" + query), server) }
             }
         }
         let world = try TLSWorld()
@@ -51,7 +51,7 @@ struct DuplexTests {
                         $0.tls = policy; configure(&$0)
                     }
                 ) { client in
-                    try await body(client, server.url.appendingPathComponent("duplex").absoluteURL.appendingQuery(query))
+                    try await body(client, server.url.appendingPathComponent("duplex").absoluteURL.appendingQuery(query), nil)
                 }
             } catch {
                 try? await server.shutdown()
@@ -65,13 +65,13 @@ struct DuplexTests {
                 configure: {
                     $0.tls = policy; configure(&$0)
                 }
-            ) { client in try await body(client, server.url("/duplex" + query)) }
+            ) { client in try await body(client, server.url("/duplex" + query), server) }
         }
     }
 
     @Test("each piece goes out before the next is produced, and its echo comes back before the next is written", arguments: Road.allCases)
     func echoInterleave(road: Road) async throws {
-        try await withDuplexServer(on: road) { client, url in
+        try await withDuplexServer(on: road) { client, url, _ in
             let turns = TurnTaking()
             var request = CourierHTTPRequest(method: .post, url: url)
             request.body = turns.echoedBody(rounds: 100, trailers: ["X-Checksum": "100"])
@@ -96,7 +96,7 @@ struct DuplexTests {
 
     @Test("the server speaks first, the body answers, and the response ends before the body does", arguments: Road.allCases)
     func speakInterleave(road: Road) async throws {
-        try await withDuplexServer(on: road, query: "?speak=50") { client, url in
+        try await withDuplexServer(on: road, query: "?speak=50") { client, url, _ in
             for round in 1...3 {
                 let (body, pass) = TurnTaking.answeringBody()
                 var request = CourierHTTPRequest(method: .post, url: url)
@@ -123,7 +123,7 @@ struct DuplexTests {
 
     @Test("a server that turns the body down at once, without reading it, is heard at once", arguments: Road.allCases)
     func refusalWithoutReading(road: Road) async throws {
-        try await withDuplexServer(on: road, query: "?refuse=413") { client, url in
+        try await withDuplexServer(on: road, query: "?refuse=413") { client, url, _ in
             var request = CourierHTTPRequest(method: .post, url: url)
             // Far more than the connection's buffers hold, and it never waits on its own.
             request.body = .writing { writer in
@@ -144,10 +144,35 @@ struct DuplexTests {
         }
     }
 
+    @Test(
+        "a body of known length that fails at its end never reaches the server whole",
+        arguments: [Road.plain, .asyncHTTPClientTLS, .channels]
+    )
+    func knownLengthBodyFailingAtItsEnd(road: Road) async throws {
+        struct Changed: Error {}
+        try await withDuplexServer(on: road) { client, url, server in
+            var request = CourierHTTPRequest(method: .post, url: url)
+            request.body = .stream(length: 6) {
+                AsyncThrowingStream { continuation in
+                    continuation.yield(Data("abc".utf8))
+                    continuation.yield(Data("def".utf8))
+                    continuation.finish(throwing: Changed())
+                }
+            }
+            let error = await courierError { _ = try await client.send(request) }
+            #expect(error?.kind == .invalidBody)
+            #expect(error?.underlyingError is Changed)
+            let after = try await client.send(CourierHTTPRequest(method: .post, url: url, body: .data(Data("xyz".utf8))))
+            #expect(after.body == Data("xyz".utf8))
+            // The server notes a request once its body has ended: only the second one did.
+            #expect(server?.receivedRequests.map(\.body) == [Array("xyz".utf8)])
+        }
+    }
+
     @Test("a body that fails after the response began fails the reading with the body's error", arguments: Road.allCases)
     func bodyFailsMidway(road: Road) async throws {
         struct Broken: Error {}
-        try await withDuplexServer(on: road) { client, url in
+        try await withDuplexServer(on: road) { client, url, _ in
             let turns = TurnTaking()
             var request = CourierHTTPRequest(method: .post, url: url)
             request.body = .writing { writer in

@@ -1,4 +1,6 @@
+import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import Testing
 
@@ -143,5 +145,34 @@ struct ReadWatchdogTickTests {
         watchdog.start(second) { failures.withLockedValue { $0 += 1 } }
         second.requestSent()
         #expect(await eventually { failures.withLockedValue { $0 } == 2 })
+    }
+
+    /// A loop held up so long that every tick runs late: a late tick may wait for what the loop
+    /// has not read yet, but not for ever, or a busy process would never enforce a read timeout.
+    @Test func aLoopThatIsLateOnEveryTickStillFailsASilentExchange() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let watchdog = ReadWatchdog(loop: loop)
+        let watch = watchdog.makeWatch(timeout: .milliseconds(50))  // ticks every 5 ms
+        // Each task holds the loop for 30 ms, six ticks, and queues the next, 330 times at most
+        // (10 s): the exchange must fail while the loop is still held up.
+        let blocks = NIOLockedValueBox(0)
+        let failedAfterBlocks = NIOLockedValueBox<Int?>(nil)
+        watchdog.start(watch) { failedAfterBlocks.withLockedValue { $0 = blocks.withLockedValue { $0 } } }
+        watch.requestSent()
+        @Sendable func holdUp() {
+            usleep(30_000)
+            let goesOn = blocks.withLockedValue { blocks in
+                blocks += 1
+                return blocks < 330
+            }
+            if goesOn && failedAfterBlocks.withLockedValue({ $0 }) == nil {
+                loop.scheduleTask(in: .milliseconds(1)) { holdUp() }
+            }
+        }
+        loop.execute { holdUp() }
+        #expect(await eventually(attempts: 600) { failedAfterBlocks.withLockedValue { $0 } != nil })
+        #expect((failedAfterBlocks.withLockedValue { $0 } ?? .max) < 330)
+        try await group.shutdownGracefully()
     }
 }

@@ -16,8 +16,8 @@ import NIOCore
 /// of the response, and stops while a streaming reader holds a part it has not taken yet (see
 /// ``Watch/pause()``), so that a slow reader is never blamed on the server. Each exchange has
 /// its own timeout (the request's, else the client's). A silent exchange fails between its
-/// timeout and one tick later; a tick is a tenth of the shortest timeout watched, between 5 ms
-/// and 1 s.
+/// timeout and one tick later (two when its loop runs late); a tick is a tenth of the shortest
+/// timeout watched, between 5 ms and 1 s.
 ///
 /// A watchdog ticks on one event loop and watches the exchanges whose response that loop
 /// delivers (see ``ReadWatchdogs``): a loop held up by other work then delays both what it
@@ -100,6 +100,8 @@ final class ReadWatchdog: Sendable {
         var ticking = false
         /// The tick of the shortest timeout watched since the watchdog started ticking.
         var tick = TimeAmount.seconds(1)
+        /// Whether the last tick ran late and checked nothing.
+        var deferred = false
     }
 
     private let loop: any EventLoop
@@ -141,13 +143,23 @@ final class ReadWatchdog: Sendable {
         loop.scheduleTask(deadline: due) { self.tickNow(due: due, tick: tick) }
     }
 
-    /// One tick: checks, then ticks again while any exchange is watched. A tick that runs more
-    /// than a tick late found its loop held up: what that loop should have heard meanwhile may
-    /// still wait in its queue, so nothing is failed until the next tick.
+    /// One tick: checks, then ticks again while any exchange is watched.
+    ///
+    /// A tick that runs more than a tick late found its loop held up: what that loop should
+    /// have heard meanwhile may still wait in its queue, so it checks nothing. The tick after
+    /// it checks however late it runs, because the loop has polled its sockets in between: a
+    /// loop that stays late under sustained load delays a read timeout by a tick or two, and
+    /// never lets it go unenforced.
     private func tickNow(due: NIODeadline, tick: TimeAmount) {
-        if NIODeadline.now() - due <= tick { check() }
+        let late = NIODeadline.now() - due > tick
+        let checks = registry.withLockedValue { registry in
+            defer { registry.deferred = late && !registry.deferred }
+            return !late || registry.deferred
+        }
+        if checks { check() }
         let keepsTicking = registry.withLockedValue { registry in
             registry.ticking = !registry.watches.isEmpty
+            if !registry.ticking { registry.deferred = false }
             return registry.ticking
         }
         if keepsTicking { schedule() }

@@ -111,6 +111,7 @@ def main():
             "import CourierURLSession",
             "import CourierXML",
             "import Foundation",
+            "import HTTPTypes",
             "import Logging",
             "import PostgresNIO",
             "import ServiceLifecycle",

@@ -15,6 +15,10 @@ import NIOHTTP1
 ///   as it has the request head, and reads nothing more of the connection (HTTP/1.1): a
 ///   server that turns an upload down without taking it.
 ///
+/// - `/conformance/echo` and `/conformance/speak`: the echo and the speaker of 1,000 `A`s
+///   that the conformance suite of Swift's proposed standard HTTP client API expects; the
+///   echo ends with the request's own trailers, if it had any.
+///
 /// A client that reads one piece ahead of what it sends, or sees nothing of the response
 /// before its request has ended, never gets past the first piece.
 package struct DuplexScript: Sendable {
@@ -23,6 +27,9 @@ package struct DuplexScript: Sendable {
     /// The status of a refusal sent at once, if the request is refused.
     package let refusal: Int?
     private var sent = 0
+    /// Whether the response ends with the request's trailers alone, as the conformance
+    /// suite's server does, rather than with `received-bytes` too.
+    private var isConformance = false
     /// The bytes of the request body received so far.
     package private(set) var receivedBytes = 0
     /// Whether the response has ended.
@@ -32,10 +39,15 @@ package struct DuplexScript: Sendable {
     /// the route's.
     package init?(target: String) {
         let path = target.prefix { $0 != "?" }
-        guard path == "/duplex" else { return nil }
-        let query = target.dropFirst(path.count + 1)
         var speak: Int?
         var refusal: Int?
+        switch path {
+        case "/duplex": break
+        case "/conformance/echo": isConformance = true
+        case "/conformance/speak": (speak, isConformance) = (1000, true)
+        default: return nil
+        }
+        let query = target.dropFirst(path.count + 1)
         for item in query.split(separator: "&") {
             if item.hasPrefix("speak=") {
                 speak = Int(item.dropFirst("speak=".count)).map { Swift.max(1, Swift.min($0, 1_000_000)) }
@@ -77,6 +89,7 @@ package struct DuplexScript: Sendable {
 
     /// The trailers the response ends with, the request's `trailers` echoed in echo mode.
     package func trailers(echoing trailers: [(String, String)]) -> [(String, String)] {
+        if isConformance { return speak == nil ? trailers : [] }
         var fields = [("received-bytes", String(receivedBytes))]
         if speak == nil { fields += trailers.map { ("echo-" + $0.0, $0.1) } }
         return fields
@@ -134,7 +147,8 @@ final class DuplexResponder {
     }
 
     private func finish(echoing trailers: [(String, String)], context: ChannelHandlerContext) {
-        let ended = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(HTTPHeaders(script.trailers(echoing: trailers)))))
+        let fields = script.trailers(echoing: trailers)
+        let ended = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(fields.isEmpty ? nil : HTTPHeaders(fields))))
         if !head.isKeepAlive { ended.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
     }
 }

@@ -61,6 +61,7 @@ enum TestServerRoutes {
         case ("json", 0): return .text(SampleDocuments.json, contentType: "application/json")
         case ("html", 0): return .text(SampleDocuments.html, contentType: "text/html; charset=utf-8")
         case ("xml", 0): return .text(SampleDocuments.xml, contentType: "application/xml")
+        case ("conformance", 1): return self.conformance(request, rest[0])
         case ("close", 0):
             var response = TestResponse.text("bye")
             response.closeConnection = true

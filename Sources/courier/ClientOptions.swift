@@ -180,10 +180,12 @@ struct ClientOptions: ParsableArguments {
         try CookieOptions.save(configuration.cookies)
     }
 
-    /// Parses `Name: value`.
+    /// Parses `Name: value`, or curl's `Name;` for a field with an empty value.
     static func header(_ text: String) throws -> (name: String, value: String) {
         guard let colon = text.firstIndex(of: ":") else {
-            throw CommandFailure(.invalidInput, "-H \(text) is not 'Name: value'")
+            let name = text.trimmingCharacters(in: .whitespaces)
+            if name.count > 1, name.hasSuffix(";") { return (String(name.dropLast()).trimmingCharacters(in: .whitespaces), "") }
+            throw CommandFailure(.invalidInput, "-H \(text) is not 'Name: value' (or 'Name;' for an empty value)")
         }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)

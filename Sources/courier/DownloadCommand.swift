@@ -40,7 +40,7 @@ struct DownloadCommand: AsyncParsableCommand {
     )
     var attempts: Int?
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value', or 'Name;' for an empty value (repeatable). Credential headers (Authorization, Cookie) are not sent on after a redirect to another origin.")
     var headers: [String] = []
 
     @Option(

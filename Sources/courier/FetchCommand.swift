@@ -37,7 +37,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("X"), .long], help: "The method (default GET; HEAD with -I, PUT with -T, POST with another body).")
     var method: String?
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value' (repeatable).")
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, 'Name: value', or 'Name;' for an empty value (repeatable).")
     var headers: [String] = []
 
     @Option(name: .customLong("query"), help: "A query item, name=value (repeatable).")

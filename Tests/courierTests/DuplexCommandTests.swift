@@ -6,12 +6,13 @@ import Testing
 /// arrives, so a command whose input answers its output works both ways at once.
 @Suite("courier: standard input sent while it is read")
 struct DuplexCommandTests {
-    @Test("each line written to courier's input comes back on its output before the next is written")
-    func takesTurnsThroughPipes() async throws {
+    /// `/duplex`, and the conformance suite's echo of the standard client API.
+    @Test("each line written to courier's input comes back on its output before the next is written", arguments: ["/duplex", "/conformance/echo"])
+    func takesTurnsThroughPipes(route: String) async throws {
         try await withServer { server in
             let process = Process()
             process.executableURL = try ChildProcess.courierExecutable()
-            process.arguments = ["fetch", server.url("/duplex").absoluteString, "-T", "-", "--max-time", "60"]
+            process.arguments = ["fetch", server.url(route).absoluteString, "-T", "-", "--max-time", "60"]
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input

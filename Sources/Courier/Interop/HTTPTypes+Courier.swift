@@ -122,3 +122,21 @@ extension CourierResponse {
             url: url)
     }
 }
+
+extension ResponseBodyStream {
+    /// Reads the rest of the body, hands it to `transform`, and returns what `transform` made
+    /// of it with the trailer fields that ended the body (`nil` when none came): the way the
+    /// concluding reader of Swift's proposed standard HTTP client API collects a body.
+    ///
+    /// - Parameters:
+    ///   - maximumBytes: the largest body accepted.
+    ///   - transform: makes a value of the whole body.
+    /// - Throws: ``CourierError/Kind/responseTooLarge`` as soon as the body grows past
+    ///   `maximumBytes`; what the sequence and `transform` throw.
+    public func collect<Result>(upTo maximumBytes: Int, _ transform: (Data) throws -> Result) async throws -> (Result, HTTPFields?) {
+        let bytes = try await collect(upTo: maximumBytes)
+        let result = try transform(bytes)
+        guard let trailers, !trailers.isEmpty else { return (result, nil) }
+        return (result, try HTTPFields(trailers))
+    }
+}

@@ -74,7 +74,7 @@ extension CourierClient {
                     let status = streamed.head.status
                     let location = streamed.head.headers["Location"]
                     finishHop(outgoing, head: streamed.head)
-                    if status == 401, let authenticator,
+                    if status == 401, let authenticator, current.body?.isOneShot != true,
                         try await authenticator.answers(streamed.headWithCollectedBody, to: current, sent: credentials, attempts: &attempts)
                     {
                         await streamed.body.discard()

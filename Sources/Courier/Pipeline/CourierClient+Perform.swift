@@ -69,10 +69,9 @@ extension CourierClient {
             // A call that may not be retried (the default) needs no decisions, and pays nothing
             // for them.
             if policy.maximumAttempts > 1 {
-                let decisions = CallRetries(
-                    policy: policy, repeatable: current!.method.isIdempotent || current!.headers.contains("Idempotency-Key"),
-                    deadline: current!.callDeadline
-                )
+                // A body that can be written only once is never sent twice.
+                let repeatable = (current!.method.isIdempotent || current!.headers.contains("Idempotency-Key")) && current!.body?.isOneShot != true
+                let decisions = CallRetries(policy: policy, repeatable: repeatable, deadline: current!.callDeadline)
                 begin(decisions)
                 retries = decisions
             }

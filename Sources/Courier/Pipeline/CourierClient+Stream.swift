@@ -18,9 +18,12 @@ extension CourierClient {
     /// }
     /// ```
     ///
-    /// Differences from a buffered request: the cache and coalescing do not take part; the
-    /// request's validators see the head with an empty body; and a failure is retried by the
-    /// retry policy only until a response has been handed to `body`.
+    /// The HTTP cache takes part as for a buffered request: a response it may deliver reaches
+    /// `body` whole, as one piece, and a response from the network is stored once `body` has
+    /// read it to its end within ``CourierRequest/maximumBodySize``. Differences from a
+    /// buffered request: coalescing does not take part; the request's validators see the head
+    /// with an empty body; and a failure is retried by the retry policy only until a response
+    /// has been handed to `body`.
     ///
     /// - Throws: ``CourierError`` for Courier's own failures; what `body` throws.
     public func stream<Value, Result: Sendable>(
@@ -66,7 +69,7 @@ extension CourierClient {
             id: id, state: nil, validators: [], retryPolicy: retryPolicy,
             terminal: { request in
                 if let send { return try await send(request, sink) }
-                return try await self.hops(request) { try await sink.consume($0) }
+                return try await self.respondStreaming(to: request, sink: sink)
             },
             mayRetry: { resumes || !sink.hasStarted },
             begin: { sink.consults($0) },

@@ -14,6 +14,7 @@ final class StreamSink<Result: Sendable>: Sendable {
         var hasStarted = false
         var result: Result?
         var retries: CallRetries?
+        var failure: (any Error)?
     }
 
     private let validators: [ResponseValidator]
@@ -27,6 +28,15 @@ final class StreamSink<Result: Sendable>: Sendable {
 
     /// Whether the reader was handed a response: from then on, the request is not sent again.
     var hasStarted: Bool { state.withLockedValue { $0.hasStarted } }
+
+    /// What failed once the response was on its way to the reader (a validator, the reader, the
+    /// body's connection): the call's outcome, whatever a cache would answer instead.
+    var failure: (any Error)? { state.withLockedValue { $0.failure } }
+
+    /// Records what failed once the response was on its way to the reader.
+    func fail(_ error: any Error) {
+        state.withLockedValue { $0.failure = $0.failure ?? error }
+    }
 
     /// The call's retry decisions, consulted when a head arrives.
     func consults(_ retries: CallRetries) {

@@ -58,6 +58,9 @@ package struct RedirectStateMachine {
             next.method = .get
             next.body = nil
             for name in RedirectStateMachine.bodyHeaders { next.headers.remove(name: name) }
+        } else if next.body?.isOneShot == true {
+            // The body cannot be written again: the redirect is the answer.
+            return .deliver
         }
         if RedirectStateMachine.origin(of: target) != RedirectStateMachine.origin(of: request.url) {
             credentialsRemoved = true

@@ -32,6 +32,10 @@ public struct CourierRequestBody: Sendable {
     /// duplex body with ``CourierError/Kind/invalidConfiguration`` instead of waiting for its
     /// timeout: `CourierURLSessionTransport` on Linux does. `false` by default.
     public var isDuplex = false
+    /// Whether the body can be produced only once (``nonrestartable(knownLength:_:)``): the
+    /// request is then never sent again, and a response that would need it again (a 307 or
+    /// 308 redirect, a challenge) is delivered as it is.
+    package var isOneShot = false
     /// Counts the bytes a streamed body has read but not yet handed over (multipart bodies).
     var bufferGauge: BufferGauge?
     /// Told of every piece the transport takes, when someone watches the upload.

@@ -71,6 +71,13 @@ public struct CourierResponse: Sendable {
         _modify { yield &fields.request }
     }
 
+    /// Whether ``body`` is not the response's body: a streamed response whose reader did not
+    /// read it whole, or whose body was too large to keep; such a response is never stored.
+    package var lacksBody: Bool {
+        get { fields.lacksBody }
+        _modify { yield &fields.lacksBody }
+    }
+
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {
         var status: Int
@@ -85,6 +92,7 @@ public struct CourierResponse: Sendable {
         var request: CourierHTTPRequest?
         var protocolVersion: ProtocolVersion
         var isCoalesced = false
+        var lacksBody = false
     }
 
     private var storage: CopyOnWrite<Fields>

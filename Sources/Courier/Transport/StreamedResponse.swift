@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// A response whose head has arrived and whose body is read piece by piece.
 ///
@@ -137,6 +138,25 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
         }
     }
 
+    /// The same body, whose pieces `recorder` also keeps as the reader takes them.
+    func recorded(by recorder: BodyRecorder) -> ResponseBodyStream {
+        switch source {
+        case .collected(let bytes):
+            recorder.take(bytes)
+            recorder.take(nil)
+            return self
+        case .pieces(let next):
+            return ResponseBodyStream(
+                next: {
+                    let piece = try await next()
+                    recorder.take(piece)
+                    return piece
+                },
+                trailers: trailerSource
+            )
+        }
+    }
+
     /// The error for a body past `limit` bytes.
     package static func tooLarge(_ limit: Int) -> CourierError {
         CourierError(
@@ -164,5 +184,43 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// Returns an iterator over the pieces.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(source: source)
+    }
+}
+
+/// Keeps a copy of the pieces of a streamed body as its reader takes them, up to a limit: the
+/// body an HTTP cache stores once the reader has read it to its end.
+final class BodyRecorder: Sendable {
+    private struct State {
+        /// The pieces so far; `nil` once the body grew past the limit.
+        var bytes: Data? = Data()
+        var hasEnded = false
+    }
+
+    private let limit: Int
+    private let state = NIOLockedValueBox(State())
+
+    /// A recorder that keeps at most `limit` bytes, and gives up on a larger body.
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The reader took `piece`, or the end (`nil`).
+    func take(_ piece: Data?) {
+        state.withLockedValue { state in
+            guard let piece else {
+                state.hasEnded = true
+                return
+            }
+            guard let bytes = state.bytes, piece.count <= limit - bytes.count else {
+                state.bytes = nil
+                return
+            }
+            state.bytes!.append(piece)
+        }
+    }
+
+    /// The whole body, once the reader has read it to its end within the limit.
+    var wholeBody: Data? {
+        state.withLockedValue { $0.hasEnded ? $0.bytes : nil }
     }
 }

@@ -89,9 +89,10 @@ extension HTTPCache {
     }
 
     /// Stores `response` for `lookup` if it may be stored: never one that came through
-    /// redirects, nor a body over the request's collected-body limit.
+    /// redirects, nor a body over the request's collected-body limit, nor a streamed one
+    /// whose body was not read whole.
     func store(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
-        guard response.redirects.isEmpty, !lookup.directives.noStore, response.body.count <= lookup.request.maximumBodySize,
+        guard response.redirects.isEmpty, !response.lacksBody, !lookup.directives.noStore, response.body.count <= lookup.request.maximumBodySize,
             Storability.canStore(
                 status: response.status, headers: response.headers, request: lookup.request,
                 fixedLifetime: lookup.policy.fixedLifetime != nil

@@ -46,7 +46,12 @@ final class HTTPCache: Sendable {
     }
 
     /// Answers `request`, whose credentials have the identity `identity`.
-    func respond(to request: CourierHTTPRequest, identity: String?, load: @escaping Load) async throws -> CourierResponse {
+    ///
+    /// - Parameters:
+    ///   - load: what sends the request the cache could not answer itself.
+    ///   - refresh: what sends the revalidation the cache starts on its own after answering
+    ///     (`stale-while-revalidate`), which nobody waits for; by default `load`.
+    func respond(to request: CourierHTTPRequest, identity: String?, load: @escaping Load, refresh: Load? = nil) async throws -> CourierResponse {
         guard request.method == .get || request.method == .head else {
             let response = try await load(request)
             if Storability.invalidates(method: request.method, status: response.status) {
@@ -62,7 +67,7 @@ final class HTTPCache: Sendable {
         }
         let lookup = Lookup(request, identity: identity, configuration: configuration)
         guard let conditions = RequestConditions(request.headers) else {
-            return try await answer(lookup, load: load)
+            return try await answer(lookup, load: load, refresh: refresh ?? load)
         }
         // The application validates a copy of its own (RFC 9111 §4.3.2): the cache finds the
         // response it would deliver without the conditions, revalidating or storing as usual,
@@ -71,14 +76,15 @@ final class HTTPCache: Sendable {
         var unconditional = request
         for field in RequestConditions.fields { unconditional.headers.remove(name: field) }
         let plain = Lookup(unconditional, identity: identity, configuration: configuration)
-        var response = try await answer(plain, forwarding: lookup, load: load)
+        var response = try await answer(plain, forwarding: lookup, load: load, refresh: refresh ?? load)
         response.request = request
         return conditions.answer(response)
     }
 
     /// Answers a GET or HEAD `lookup` from the store or the network; on a miss, `forwarding`
-    /// (the lookup as the application sent it) goes to the network when given.
-    private func answer(_ lookup: Lookup, forwarding: Lookup? = nil, load: @escaping Load) async throws -> CourierResponse {
+    /// (the lookup as the application sent it) goes to the network when given. A revalidation
+    /// started in the background goes by `refresh`.
+    private func answer(_ lookup: Lookup, forwarding: Lookup? = nil, load: @escaping Load, refresh: @escaping Load) async throws -> CourierResponse {
         let request = lookup.request
         let entries: [CourierCacheEntry] = if request.cachePolicy == .reload { [] } else { await matchingEntries(for: lookup) }
         let onlyIfCached = request.cachePolicy == .onlyIfCached || lookup.directives.onlyIfCached
@@ -95,7 +101,7 @@ final class HTTPCache: Sendable {
             return serve(entry, to: request, age: freshness.age, source: stale ? .stale : .cache, control: control)
         case .serveStaleAndRevalidate:
             if !onlyIfCached {
-                background.start { [self] in _ = try? await self.revalidate(lookup, chosen: entry, entries: entries, load: load) }
+                background.start { [self] in _ = try? await self.revalidate(lookup, chosen: entry, entries: entries, load: refresh) }
             }
             return serve(entry, to: request, age: freshness.age, source: .stale, control: control)
         case .validate:

@@ -43,6 +43,25 @@ func makeRouter(upstream: CourierClient) -> Router<BasicRequestContext> {
     return router
 }
 
+/// A call in the shape of Swift's proposed standard HTTP client API, over swift-http-types'
+/// request and response, beside Hummingbird's.
+func forward(_ text: String, through upstream: CourierClient) async throws -> (HTTPResponse.Status, String) {
+    let request = HTTPRequest(method: .post, scheme: "https", authority: "upstream.example", path: "/echo")
+    var options = CourierRequestOptions()
+    options.priority = .high
+    return try await upstream.perform(
+        request: request,
+        body: .restartable { writer in
+            try await writer.write(Data(text.utf8))
+            return [.init("X-Checksum")!: String(text.utf8.count)]
+        },
+        options: options
+    ) { response, body in
+        let (echo, _) = try await body.collect(upTo: 1024) { String(decoding: $0, as: UTF8.self) }
+        return (response.status, echo)
+    }
+}
+
 /// NIOHTTP1's method beside swift-http-types' request.
 let nioMethod: HTTPMethod = .GET
 
@@ -97,6 +116,7 @@ private typealias UnqualifiedCourierImage = CourierImage
 private typealias UnqualifiedCourierParameters = CourierParameters
 private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
+private typealias UnqualifiedCourierRequestOptions = CourierRequestOptions
 private typealias UnqualifiedCourierRequestID = CourierRequestID
 private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy

@@ -96,6 +96,7 @@ private typealias UnqualifiedCourierImage = CourierImage
 private typealias UnqualifiedCourierParameters = CourierParameters
 private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
+private typealias UnqualifiedCourierRequestOptions = CourierRequestOptions
 private typealias UnqualifiedCourierRequestID = CourierRequestID
 private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy

@@ -12,6 +12,7 @@ import CourierTesting
 import CourierURLSession
 import CourierXML
 import Foundation
+import HTTPTypes
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -300,6 +301,25 @@ extension Samples {
             _ = try await client.send(request)
         } catch let error as CourierError where error.connectionFailure == .hostNotFound {
             // check the host name
+        }
+    }
+
+    /// Sources/Courier/Courier.docc/GettingStarted.md, sample 1
+    static func gettingStarted1(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        let echo = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/echo")
+        var options = CourierRequestOptions()
+        options.timeout = .seconds(10)
+        let (text, trailers) = try await client.perform(
+            request: echo,
+            body: .restartable { writer in
+                try await writer.write(Data("Hello World".utf8))
+                return [HTTPField.Name("X-Checksum")!: "1052"]
+            },
+            options: options
+        ) { response, body in
+            try await body.collect(upTo: 1024 * 1024) { String(decoding: $0, as: UTF8.self) }
         }
     }
 
@@ -691,6 +711,30 @@ extension Samples {
         }
     }
 
+    /// Sources/Courier/Interop/CourierClient+HTTPTypes.swift, sample 1
+    static func courierClientHTTPTypes1(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
+        let request = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/echo")
+        let (echo, trailers) = try await client.perform(
+            request: request,
+            body: .restartable { writer in
+                try await writer.write(Data("Hello World".utf8))
+                return nil
+            }
+        ) { response, body in
+            try await body.collect(upTo: 1024) { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Sources/Courier/Interop/CourierRequestOptions.swift, sample 1
+    static func courierRequestOptions1(_ context: SampleContext) async throws {
+        var options = CourierRequestOptions()
+        options.timeout = .seconds(10)
+        options.priority = .high
+        options.retryPolicy = .retries(2)
+    }
+
     /// Sources/Courier/Lifecycle/MetricsObserver.swift, sample 1
     static func metricsObserver1(_ context: SampleContext) async throws {
         let requestMetrics = context.requestMetrics
@@ -893,6 +937,14 @@ extension Samples {
         form.addFile(at: URL(fileURLWithPath: "/tmp/portrait.png"), named: "avatar")
         form.addData(Data("a,b\n".utf8), named: "table", filename: "table.csv")
         request.body = try .multipart(form)
+    }
+
+    /// Sources/Courier/Transfers/Writing/CourierRequestBody+Restartability.swift, sample 1
+    static func courierRequestBodyRestartability1(_ context: SampleContext) async throws {
+        let body = CourierRequestBody.restartable(knownLength: 11) { writer in
+            try await writer.write(Data("Hello World".utf8))
+            return nil
+        }
     }
 
     /// Sources/Courier/Transfers/Writing/RequestBodyWriter.swift, sample 1

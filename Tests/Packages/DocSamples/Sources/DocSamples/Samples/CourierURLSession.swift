@@ -12,6 +12,7 @@ import CourierTesting
 import CourierURLSession
 import CourierXML
 import Foundation
+import HTTPTypes
 import Logging
 import PostgresNIO
 import ServiceLifecycle

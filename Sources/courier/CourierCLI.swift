@@ -45,18 +45,38 @@ struct CourierCLI: AsyncParsableCommand {
     /// The folder `fetch -O` writes into; tests give a folder of their own.
     @TaskLocal static var currentFolder: @Sendable () -> String = { FileManager.default.currentDirectoryPath }
 
-    /// Parses and runs a command line, HTTPie's shorthand (`courier [METHOD] URL ITEM…`) read
-    /// as `fetch`; returns the process exit status.
+    /// Parses and runs a command line, HTTPie's shorthand (`courier [METHOD] URL ITEM…`) and
+    /// curl's word order (`courier -d a=1 URL`) read as `fetch`; returns the process exit status.
     static func run(_ arguments: [String], output: Output) async -> Int32 {
         await Output.$current.withValue(output) {
-            let reading: Shorthand.Reading
+            var reading: Shorthand.Reading
             do throws(CommandFailure) {
                 reading = try Shorthand.read(arguments, commands: Set(configuration.subcommands.map { $0._commandName } + ["help"]))
             } catch {
                 output.error("courier: \(error.message)")
                 return error.status.rawValue
             }
+            if let fetch = await curlOrder(arguments) { reading = Shorthand.Reading(arguments: fetch) }
             return await $arguments.withValue(reading.arguments) { await runParsed(reading.arguments, hint: reading.hint, output: output) }
+        }
+    }
+
+    /// curl's word order: a line that starts with an option and reads as `fetch`'s options and
+    /// a URL (in one of the shorthand's shapes, so that a command's name never passes for one)
+    /// is `fetch` itself, the URL written out whole; `nil` for any other line.
+    private static func curlOrder(_ arguments: [String]) async -> [String]? {
+        guard let first = arguments.first, first.hasPrefix("-"), first != "--" else { return nil }
+        return await parsing.take { () -> [String]? in
+            guard let command = try? FetchCommand.parseAsRoot(arguments) as? FetchCommand, let url = Shorthand.url(command.url) else { return nil }
+            guard url != command.url else { return ["fetch"] + arguments }
+            // The URL as typed (`localhost:8080/x`) is written out (`http://localhost:8080/x`)
+            // where it stands: the first place whose change the parse sees.
+            for index in arguments.indices where arguments[index] == command.url {
+                var written = arguments
+                written[index] = url
+                if (try? FetchCommand.parseAsRoot(written) as? FetchCommand)?.url == url { return ["fetch"] + written }
+            }
+            return nil
         }
     }
 

@@ -275,6 +275,27 @@ struct PausedDownloadTests {
         }
     }
 
+    @Test("stopping a handle keeps the partial file and its record, and a later download continues from them")
+    func stopKeepsWorkingFiles() async throws {
+        try await withDownloadSetup { folder, server, client in
+            let destination = folder.appendingPathComponent("stopped.bin")
+            let path = "/range/4000000?seed=6&chunk_delay=0.02"
+            let handle = client.startDownload(CourierRequest<Void>(path: path), to: .file(destination))
+            for await progress in handle.progress where progress.completedBytes > 0 { break }
+            handle.stop()
+            let error = await courierError { _ = try await handle.value }
+            #expect(error?.kind == .cancelled)
+            #expect(!contents(of: folder).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+            let result = try await client.startDownload(CourierRequest<Void>(path: path), to: .file(destination)).value
+            #expect(result.response.status == 206)
+            #expect(server.receivedRequests.last?.header("If-Range") == "\"range-4000000-6\"")
+            let digest = try sha256(ofFileAt: destination)
+            #expect(digest == sha256(ofGenerated: 4_000_000, seed: 6))
+            #expect(contents(of: folder) == ["stopped.bin"])
+        }
+    }
+
     @Test("cancelling a handle removes the partial file and its record")
     func cancelRemovesWorkingFiles() async throws {
         try await withDownloadSetup { folder, server, client in

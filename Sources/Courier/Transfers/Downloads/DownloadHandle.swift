@@ -1,8 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// A download that is running: watch its progress, pause and resume it, cancel it, await its
-/// file.
+/// A download that is running: watch its progress, pause and resume it, stop it (keeping its
+/// partial file) or cancel it (removing it), await its file.
 ///
 /// ```swift
 /// let handle = client.startDownload(CourierRequest<Data>(path: "/big.iso"), to: .directory(downloads))
@@ -43,8 +43,16 @@ public final class DownloadHandle: Sendable {
     /// Continues a paused download from the bytes on disk.
     public func resume() { control.resume() }
 
-    /// Stops the download and removes its partial file and resume record; awaiting ``value``
-    /// then throws ``CourierError/Kind/cancelled``.
+    /// Ends the download and keeps its partial file and resume record, for a later download
+    /// of the same URL to the same destination (in this process or another) to continue from
+    /// the bytes on disk; awaiting ``value`` then throws ``CourierError/Kind/cancelled``.
+    /// Cancelling the task that awaits a download does the same. Use it when the application
+    /// quits, or the user stops a download that should not be lost.
+    public func stop() { task.cancel() }
+
+    /// Ends the download and removes its partial file and resume record, for a download the
+    /// user no longer wants; awaiting ``value`` then throws ``CourierError/Kind/cancelled``.
+    /// ``stop()`` keeps them instead.
     public func cancel() {
         control.markCancelled()
         task.cancel()

@@ -308,6 +308,34 @@ extension Samples {
     static func gettingStarted1(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
+        struct Repository: Decodable, Sendable {
+            let id: Int
+            let name: String
+        }
+
+        var everyday = ClientConfiguration(baseURL: URL(string: "https://api.example.com/v1")!)
+        everyday.defaultHeaders = ["Accept": "application/json", "User-Agent": "my-app/1.0"]
+        everyday.timeouts.total = .seconds(30)      // the whole call, retries and redirects included
+        everyday.retryPolicy = .retries(2)          // up to 2 more attempts, with backoff
+        everyday.observers.append(EventHooks(willRetry: { event in
+            print("attempt \(event.attempt) of \(event.request.url) failed; waiting \(event.retryDelay ?? .zero)")
+        }))
+        try await CourierClient.withClient(configuration: everyday) { client in
+            do {
+                let repository = try await client.send(CourierRequest<Repository>(path: "/repos/42"))
+                print(repository.name)
+            } catch let error as CourierError where error.status == 404 {
+                print("no such repository")
+            } catch let error as CourierError {
+                print("gave up after \(error.attempts) attempts: \(error)")
+            }
+        }
+    }
+
+    /// Sources/Courier/Courier.docc/GettingStarted.md, sample 2
+    static func gettingStarted2(_ context: SampleContext) async throws {
+        let client = context.client
+        _ = client
         let echo = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/echo")
         var options = CourierRequestOptions()
         options.timeout = .seconds(10)

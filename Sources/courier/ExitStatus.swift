@@ -1,7 +1,7 @@
 import Courier
 import Foundation
 
-/// The exit statuses of `courier`, a documented contract (see README): curl's number for every
+/// The exit statuses of `courier`, a documented contract (see CLI.md): curl's number for every
 /// case curl has, and numbers from 110 up, which curl does not use, for Courier's own.
 enum ExitStatus: Int32 {
     /// A response was delivered (any status, unless `--fail`).

@@ -5,7 +5,7 @@ import Testing
 
 @testable import courier
 
-/// One failure run through one command, and the status the README's table gives it. In
+/// One failure run through one command, and the status CLI.md's table gives it. In
 /// `arguments`: `HTTP` is a test server's base URL, `HTTPS` the same port spoken to with TLS,
 /// `REFUSED` a port that refuses connections, `MALFORMED` a server that breaks HTTP framing,
 /// `EMPTY` a server that closes every connection without a response,
@@ -81,7 +81,7 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
 
 @Suite("courier: one exit status per failure, whatever the command")
 struct ExitStatusTableTests {
-    @Test("each failure class gives the README's status and one stderr line in every command", arguments: FailureCase.table)
+    @Test("each failure class gives CLI.md's status and one stderr line in every command", arguments: FailureCase.table)
     func table(_ failure: FailureCase) async throws {
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -6,10 +6,7 @@ extension CourierClient {
     /// hit never waits for a slot.
     nonisolated(nonsending) func respond(to request: CourierHTTPRequest) async throws -> CourierResponse {
         guard let cache else {
-            if request.cachePolicy == .onlyIfCached {
-                // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
-                return HTTPCache.gatewayTimeout(for: request)
-            }
+            if let answer = HTTPCache.answerWithoutCache(request) { return answer }
             return try await load(request)
         }
         let identity = try await credentialIdentity(for: request)

@@ -12,10 +12,7 @@ extension CourierClient {
     /// ``CourierHTTPRequest/maximumBodySize``; one read in part, or larger, is not.
     nonisolated(nonsending) func respondStreaming<Result: Sendable>(to request: CourierHTTPRequest, sink: StreamSink<Result>) async throws -> CourierResponse {
         guard let cache else {
-            if request.cachePolicy == .onlyIfCached {
-                // No cache is configured, so nothing can satisfy the request (RFC 9111 §5.2.1.7).
-                return HTTPCache.gatewayTimeout(for: request)
-            }
+            if let answer = HTTPCache.answerWithoutCache(request) { return answer }
             return try await hops(request) { try await sink.consume($0) }
         }
         let identity = try await credentialIdentity(for: request)

@@ -158,6 +158,13 @@ final class HTTPCache: Sendable {
         )
     }
 
+    /// The answer to `request` on a client without a cache, when the request may not go to the
+    /// network: `only-if-cached` (``CachePolicy/onlyIfCached``) gets the cache's `504`, since
+    /// nothing can satisfy it (RFC 9111 §5.2.1.7); `nil` for any other request.
+    static func answerWithoutCache(_ request: CourierHTTPRequest) -> CourierResponse? {
+        request.cachePolicy == .onlyIfCached ? gatewayTimeout(for: request) : nil
+    }
+
     /// The answer when nothing stored may be used and the network may not be asked, or could
     /// not be reached for a response that must be revalidated (RFC 9111 §5.2.1.7, §5.2.2.2).
     static func gatewayTimeout(for request: CourierHTTPRequest) -> CourierResponse {

@@ -27,11 +27,17 @@ let package = Package(
         .executable(name: "courier", targets: ["courier"]),
     ],
     traits: [
+        .default(enabledTraits: ["URLSessionInTool"]),
+        .trait(
+            name: "URLSessionInTool",
+            description:
+                "Links URLSession into the courier tool for `--transport urlsession`. On Linux that is FoundationNetworking over libcurl, whose static library a fresh machine lacks: scripts/install.sh builds a static courier without this trait. Only the courier executable reads it; the library products are the same either way."
+        ),
         .trait(
             name: "DeprecatedNames",
             description:
                 "Keeps the type names from before 0.3.0 (Client, Request, Response, HTTPRequest, HTTPMethod, RequestBody, RequestID, Cookie, Parameters, Endpoint, RetryPolicy, CacheEntry, AsyncHTTPClientTransport) as deprecated aliases while a program migrates; they clash with names of Vapor, Fluent, Hummingbird, NIOHTTP1, swift-http-types, gRPC and OpenAPI transports."
-        )
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -200,7 +206,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierDemoServer",
-                "CourierURLSession",
+                .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionInTool"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -78,7 +78,7 @@ struct ClientOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How requests are sent: ahc (AsyncHTTPClient, the default) or urlsession (URLSession; on Linux FoundationNetworking over libcurl, which refuses --cacert, --pin, --cert, --proxy and --tls-min other than 1.2).",
+            "How requests are sent: ahc (AsyncHTTPClient, the default) or urlsession (URLSession; on Linux FoundationNetworking over libcurl, which refuses --cacert, --pin, --cert, --proxy and --tls-min other than 1.2; not in the courier scripts/install.sh builds).",
             valueName: "ahc|urlsession"))
     var transport: TransportChoice = .ahc
 

@@ -56,25 +56,31 @@ struct CourierCLI: AsyncParsableCommand {
                 output.error("courier: \(error.message)")
                 return error.status.rawValue
             }
-            if let fetch = await curlOrder(arguments) { reading = Shorthand.Reading(arguments: fetch) }
-            return await $arguments.withValue(reading.arguments) { await runParsed(reading.arguments, hint: reading.hint, output: output) }
+            var parsed: FetchCommand?
+            if let fetch = await curlOrder(arguments) { (reading, parsed) = (Shorthand.Reading(arguments: fetch.arguments), fetch.command) }
+            return await $arguments.withValue(reading.arguments) { [reading, parsed] in
+                await runParsed(reading.arguments, parsed: parsed, hint: reading.hint, output: output)
+            }
         }
     }
 
     /// curl's word order: a line that starts with an option and reads as `fetch`'s options and
     /// a URL (in one of the shorthand's shapes, so that a command's name never passes for one)
-    /// is `fetch` itself, the URL written out whole; `nil` for any other line.
-    private static func curlOrder(_ arguments: [String]) async -> [String]? {
-        guard let first = arguments.first, first.hasPrefix("-"), first != "--" else { return nil }
-        return await parsing.take { () -> [String]? in
+    /// is `fetch` itself, the URL written out whole, with the command that parse made (so that
+    /// the line is not parsed again); `nil` for any other line. A line with no word in a URL's
+    /// shape (`--version`, `-h`) is not parsed here at all: a parse is most of a short command's
+    /// start-up.
+    private static func curlOrder(_ arguments: [String]) async -> (arguments: [String], command: FetchCommand)? {
+        guard let first = arguments.first, first.hasPrefix("-"), first != "--", arguments.contains(where: { Shorthand.url($0) != nil }) else { return nil }
+        return await parsing.take { () -> (arguments: [String], command: FetchCommand)? in
             guard let command = try? FetchCommand.parseAsRoot(arguments) as? FetchCommand, let url = Shorthand.url(command.url) else { return nil }
-            guard url != command.url else { return ["fetch"] + arguments }
+            guard url != command.url else { return (["fetch"] + arguments, command) }
             // The URL as typed (`localhost:8080/x`) is written out (`http://localhost:8080/x`)
             // where it stands: the first place whose change the parse sees.
             for index in arguments.indices where arguments[index] == command.url {
                 var written = arguments
                 written[index] = url
-                if (try? FetchCommand.parseAsRoot(written) as? FetchCommand)?.url == url { return ["fetch"] + written }
+                if let command = try? FetchCommand.parseAsRoot(written) as? FetchCommand, command.url == url { return (["fetch"] + written, command) }
             }
             return nil
         }
@@ -84,13 +90,15 @@ struct CourierCLI: AsyncParsableCommand {
     /// several threads at once, and the tests run many command lines in one process.
     static let parsing = Turns()
 
-    private static func runParsed(_ arguments: [String], hint: String?, output: Output) async -> Int32 {
+    /// Runs `arguments`, or `parsed` when the line was already parsed into it.
+    private static func runParsed(_ arguments: [String], parsed: FetchCommand?, hint: String?, output: Output) async -> Int32 {
         // `-s` without `-S`: a failure is told by its status alone, but a usage error (2) is
         // still explained, since nothing else would say what to change.
         var hidesErrors = false
         var proxy: String?
         do {
-            var command = try await parsing.take { try parse(arguments) }
+            var command: any ParsableCommand
+            if let parsed { command = parsed } else { command = try await parsing.take { try parse(arguments) } }
             hidesErrors = (command as? any ClientCommand)?.client.hidesErrors ?? false
             proxy = (command as? any ClientCommand)?.client.proxyEndpoint
             if var command = command as? any AsyncParsableCommand {

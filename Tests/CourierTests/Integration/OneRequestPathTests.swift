@@ -169,20 +169,44 @@ struct OneRequestPathTests {
     }
 
     @Test("CourierRequest.map keeps every field")
-    func mapKeepsEveryField() {
+    func mapKeepsEveryField() throws {
         var request = CourierRequest<Data>(method: .put, path: "/x")
-        request.allowsCoalescing = false
-        request.redirectPolicy = .follow(maximum: 3)
-        request.retryPolicy = .retries(2)
+        request.usesCDN = true
+        request.query = [URLQueryItem(name: "q", value: "1")]
+        request.parameters = ["a": 1]
+        request.parameterEncoding = .query
+        request.headers = ["X-Id": "7"]
+        request.body = .text("hi")
         request.timeout = .seconds(7)
+        request.connection = ConnectionOverrides(connectTimeout: .seconds(3))
+        request.priority = .high
+        request.cachePolicy = .reload
+        request.appCachePolicy = AppCachePolicy(version: 2)
+        request.validators = [.statusCode(200..<201), .statusCode([204])]
+        request.sensitiveHeaders = ["X-Secret"]
+        request.maximumBodySize = 1_000
+        request.retryPolicy = .retries(2)
+        request.credential = .bearer("token")
+        request.redirectPolicy = .follow(maximum: 3)
         request.tag = 9
+        request.userInfo = ["k": "v"]
+        request.allowsCoalescing = false
+        request.uploadProgress = { _ in }
         let mapped = request.map { response, _ in response.status }
-        #expect(mapped.allowsCoalescing == false)
-        #expect(mapped.redirectPolicy == .follow(maximum: 3))
-        #expect(mapped.retryPolicy != nil)
-        #expect(mapped.timeout == .seconds(7))
-        #expect(mapped.tag == 9)
+
+        // Field by field, through reflection, so that a field added to CourierRequest and not
+        // copied by `map` fails here; the first loop makes sure this test sets every field.
+        let untouched = Dictionary(uniqueKeysWithValues: Mirror(reflecting: CourierRequest<Data>(method: .put, path: "/x")).children.map { ($0.label ?? "", String(reflecting: $0.value)) })
+        let copied = Dictionary(uniqueKeysWithValues: Mirror(reflecting: mapped).children.map { ($0.label ?? "", String(reflecting: $0.value)) })
+        let fields = Mirror(reflecting: request).children.filter { !["decode", "method", "path"].contains($0.label) }
+        #expect(fields.count == 21)
+        for field in fields {
+            let label = try #require(field.label)
+            #expect(String(reflecting: field.value) != untouched[label], "the test leaves \(label) as it was")
+            #expect(copied[label] == String(reflecting: field.value), "map does not keep \(label)")
+        }
         #expect(mapped.method == .put)
+        #expect(mapped.path == "/x")
     }
 }
 

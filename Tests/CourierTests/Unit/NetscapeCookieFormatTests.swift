@@ -102,12 +102,8 @@ struct NetscapeCookieFormatTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-huge-\(UUID().uuidString).txt")
         try Data(count: CookieFile.maximumSize + 1).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        do {
-            try CookieJar().addCookies(from: file)
-        } catch let error as CourierError {
-            #expect(error.kind == .cookieStorage)
-        } catch {
-            Issue.record("unexpected \(error)")
-        }
+        let jar = CookieJar()
+        let error = try #require(throws: CourierError.self) { try jar.addCookies(from: file) }
+        #expect(error.kind == .cookieStorage)
     }
 }

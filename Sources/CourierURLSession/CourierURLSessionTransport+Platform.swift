@@ -49,6 +49,9 @@ extension CourierURLSessionTransport {
         guard configuration.proxy == nil else {
             throw refuse("ClientConfiguration.proxy (URLSession takes the system's proxy settings)")
         }
+        guard configuration.proxyEnvironment == nil else {
+            throw refuse("ClientConfiguration.proxyEnvironment (URLSession takes the system's proxy settings)")
+        }
         #if canImport(FoundationNetworking)
         guard configuration.tls.minimumVersion == .tls12 else {
             throw refuse("a minimum TLS version other than 1.2 (libcurl's OpenSSL keeps its own floor of TLS 1.2)")

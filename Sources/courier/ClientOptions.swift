@@ -64,8 +64,19 @@ struct ClientOptions: ParsableArguments {
             "A JSON cookie file read at the start and saved (mode 0600) when the command ends, cookies with an expiry date only.", valueName: "file"))
     var cookieJSON: String?
 
-    @Option(name: [.customShort("x"), .long], help: "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only.")
+    @Option(
+        name: [.customShort("x"), .long],
+        help:
+            "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only. Without it, the proxies http_proxy, https_proxy and all_proxy name are used, as curl reads them; --proxy '' uses none."
+    )
     var proxy: String?
+
+    @Option(
+        name: .customLong("noproxy"),
+        help: ArgumentHelp(
+            "Hosts reached without a proxy, in place of no_proxy: comma-separated names (each with the names under it), addresses, CIDR networks, each with an optional :PORT, or * for every host.",
+            valueName: "list"))
+    var noProxy: String?
 
     @Flag(name: [.customShort("v"), .long], help: "Print each request and response head, every redirect and challenge included, on stderr, with credentials and cookies redacted.")
     var verbose = false
@@ -126,10 +137,23 @@ struct ClientOptions: ParsableArguments {
         return configuration
     }
 
-    /// Applies the cookie options, `--proxy` and `--verbose`.
+    /// Applies the cookie options, the proxies (`--proxy`, `--noproxy` and the environment's)
+    /// and `--verbose`.
     private func applyConnectionOptions(to configuration: inout ClientConfiguration) throws {
         try cookies.apply(to: &configuration)
-        if let proxy {
+        // As curl: the environment's proxies unless --proxy names one, its no_proxy (or
+        // --noproxy) either way, and nothing at all with --proxy ''. URLSession reads the
+        // environment itself.
+        if proxy != "", transport == .ahc {
+            var variables = CourierCLI.environment ?? ProcessInfo.processInfo.environment
+            if let noProxy {
+                variables["NO_PROXY"] = nil
+                variables["no_proxy"] = noProxy
+            }
+            let environment = ProxyEnvironment(variables)
+            if environment.namesAProxy || !environment.bypass.entries.isEmpty { configuration.proxyEnvironment = environment }
+        }
+        if let proxy, !proxy.isEmpty {
             guard let url = URL(string: proxy) else {
                 throw CommandFailure(.invalidInput, "--proxy needs a URL, http://[USER:PASSWORD@]HOST[:PORT]")
             }

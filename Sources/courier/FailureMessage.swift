@@ -48,7 +48,9 @@ struct FailureMessage {
             }
             return "the request to \(server) timed out before the response was complete (raise --max-time for a slow endpoint)"
         case .proxy:
-            guard let proxy else { return "the proxy refused the request to \(server) (check the proxy)" }
+            // A proxy the environment names (http_proxy, https_proxy, all_proxy): the error
+            // says which, and what is wrong with it.
+            guard let proxy else { return "the proxy for \(server) failed: \(error.message)" }
             return "the proxy \(proxy) refused to open a tunnel to \(server), or refused its credentials (check the user and password of --proxy, and that the proxy allows CONNECT to that port)"
         case .malformedResponse:
             return "\(server) sent a response that breaks HTTP's rules (status line, header, chunk or length), so it cannot be read safely (check that the server speaks HTTP/1.1 on that port)"

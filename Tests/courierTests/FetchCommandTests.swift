@@ -11,9 +11,14 @@ func courier(_ arguments: String...) async -> (status: Int32, stdout: String, st
 }
 
 /// Runs `courier ARGS…` in-process, the arguments given as an array.
+///
+/// Unless a test gives an environment of its own, the command sees the process's without its
+/// proxy variables (`http_proxy`, `NO_PROXY`, …), which courier honours as curl does: the
+/// in-process servers are reached directly on any machine.
 func courier(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String, raw: Data) {
     let (output, captured) = Output.capturing()
-    let status = await CourierCLI.run(arguments, output: output)
+    let environment = CourierCLI.environment ?? ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
+    let status = await CourierCLI.$environment.withValue(environment) { await CourierCLI.run(arguments, output: output) }
     return (status, captured.stdout, captured.stderr, captured.data)
 }
 

@@ -23,6 +23,44 @@ struct FetchCookiesAndProxyTests {
         }
     }
 
+    /// Runs `courier ARGS…` with `variables` as its whole environment.
+    private func courierWith(_ variables: [String: String], _ arguments: String...) async -> (status: Int32, stdout: String, stderr: String, raw: Data) {
+        await CourierCLI.$environment.withValue(variables) { await courier(arguments) }
+    }
+
+    @Test func theEnvironmentsProxyIsUsedAsCurlUsesIt() async throws {
+        try await withServer { server in
+            try await ForwardProxy.withProxy { proxy in
+                let url = server.url("/get").absoluteString
+                let through = await courierWith(["http_proxy": "127.0.0.1:\(proxy.port)"], "fetch", url)
+                #expect(through.status == 0, "\(through.stderr)")
+                #expect(proxy.tunnels == 1)
+                // HTTP_PROXY in capitals is never read (a CGI program's request header).
+                let capitals = await courierWith(["HTTP_PROXY": "127.0.0.1:\(proxy.port)"], "fetch", url)
+                #expect(capitals.status == 0, "\(capitals.stderr)")
+                // --proxy '' uses none; --noproxy and NO_PROXY list the hosts reached directly.
+                let none = await courierWith(["http_proxy": "127.0.0.1:\(proxy.port)"], "fetch", url, "--proxy", "")
+                let listed = await courierWith(["http_proxy": "127.0.0.1:\(proxy.port)"], "fetch", url, "--noproxy", "127.0.0.1")
+                let bypassed = await courierWith(["ALL_PROXY": "127.0.0.1:\(proxy.port)", "NO_PROXY": "*"], "-s", url)
+                // -x takes the place of the environment's proxy; NO_PROXY still applies to it.
+                let explicit = await courierWith(["NO_PROXY": "127.0.0.1:\(server.port)"], "fetch", url, "-x", "http://127.0.0.1:\(proxy.port)")
+                for run in [none, listed, bypassed, explicit] { #expect(run.status == 0, "\(run.stderr)") }
+                #expect(proxy.tunnels == 1)
+                #expect(server.receivedRequests.count == 6)
+            }
+        }
+    }
+
+    @Test func aProxyTheEnvironmentNamesThatCannotBeUsedFailsTheCommand() async throws {
+        try await withServer { server in
+            let run = await courierWith(["https_proxy": "socks5://ada:secret@127.0.0.1:1080", "http_proxy": "socks5://ada:secret@127.0.0.1:1080"], "fetch", server.url("/get").absoluteString)
+            #expect(run.status != 0)
+            #expect(run.stderr.contains("socks5"), "\(run.stderr)")
+            #expect(!run.stderr.contains("secret"))
+            #expect(server.receivedRequests.isEmpty)
+        }
+    }
+
     @Test func badProxyURLsAreInvalidInput() async {
         let run = await courier("fetch", "http://127.0.0.1:1/get", "--proxy", "socks5://secret@proxy")
         #expect(run.status == 2)

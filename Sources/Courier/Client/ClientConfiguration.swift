@@ -56,7 +56,15 @@ public struct ClientConfiguration: Sendable {
     /// and redirect hops, by RFC 6265's rules. `nil`, the default, keeps no cookies.
     public var cookies: CookieJar?
     /// The HTTP proxy every request goes through, tunnelled with `CONNECT`; none by default.
+    /// With a ``proxyEnvironment``, it takes the place of the proxies the environment names,
+    /// and the hosts the environment's `no_proxy` lists are still reached directly (as curl
+    /// does with `-x`).
     public var proxy: Proxy?
+    /// The proxies the environment names (`http_proxy`, `https_proxy`, `all_proxy` and
+    /// `no_proxy`, read as curl reads them: see ``ProxyEnvironment``), decided for each request
+    /// and each redirect hop by its URL. `nil`, the default, reads no variable: a client goes
+    /// through a proxy only when asked to. `.current` honours the process's environment.
+    public var proxyEnvironment: ProxyEnvironment?
     /// Names of headers, besides ``Headers/alwaysRedacted``, whose values are secrets: they
     /// are redacted in every log line and observer's view, and removed when a redirect leaves
     /// the origin, like `Authorization`. Compared case-insensitively; a request adds its own
@@ -92,6 +100,7 @@ public struct ClientConfiguration: Sendable {
         self.authentication = Authentication()
         self.cookies = nil
         self.proxy = nil
+        self.proxyEnvironment = nil
         self.sensitiveHeaders = []
         self.tls = TLSPolicy()
         self.cache = nil
@@ -107,6 +116,7 @@ public struct ClientConfiguration: Sendable {
             maximumConnectionsPerHost: limits.maximumConnectionsPerHost,
             proxy: proxy
         )
+        configuration.proxyEnvironment = proxyEnvironment
         configuration.minimumTLSVersion = tls.minimumVersion
         return configuration
     }

@@ -83,9 +83,25 @@ public struct ConnectionOverrides: Sendable, Hashable {
 }
 
 extension TransportConfiguration {
-    /// These settings with `overrides` applied, field by field.
-    func applying(_ overrides: ConnectionOverrides) -> TransportConfiguration {
-        guard !overrides.isEmpty else { return self }
+    /// These settings for one exchange with `url`: `overrides` applied, field by field, and
+    /// the proxy decided for that URL (see ``proxy(for:)``), so that ``proxy`` is the one the
+    /// exchange goes through and ``proxyEnvironment`` is `nil`. Each redirect hop decides again.
+    ///
+    /// - Throws: ``CourierError/Kind/proxy`` when the environment names a proxy for `url` that
+    ///   cannot be used.
+    func applying(_ overrides: ConnectionOverrides, to url: URL) throws(CourierError) -> TransportConfiguration {
+        // Most requests set nothing and most clients read no environment: two comparisons.
+        var applied = overrides.isEmpty ? self : applying(overrides)
+        if applied.proxyEnvironment != nil {
+            applied.proxy = try applied.proxy(for: url)
+            applied.proxyEnvironment = nil
+        }
+        return applied
+    }
+
+    /// These settings with `overrides` applied, field by field. A request's own proxy choice
+    /// (direct, or a proxy) replaces the environment's.
+    private func applying(_ overrides: ConnectionOverrides) -> TransportConfiguration {
         var applied = self
         if let connect = overrides.connectTimeout { applied.connectTimeout = connect }
         switch overrides.readTimeout {
@@ -96,8 +112,12 @@ extension TransportConfiguration {
         if let decompression = overrides.decompression { applied.decompression = decompression }
         switch overrides.proxy {
         case nil: break
-        case .direct?: applied.proxy = nil
-        case .through(let proxy)?: applied.proxy = proxy
+        case .direct?:
+            applied.proxy = nil
+            applied.proxyEnvironment = nil
+        case .through(let proxy)?:
+            applied.proxy = proxy
+            applied.proxyEnvironment = nil
         }
         if let tls = overrides.tls { applied.minimumTLSVersion = tls.minimumVersion }
         return applied

@@ -28,7 +28,7 @@ final class RoutingTransport: Transport {
         switch try route(for: request) {
         case .pinned(let settings):
             return try await secured.send(
-                request, settings: settings, configuration: standard.configuration.applying(request.connection), deadline: deadline
+                request, settings: settings, configuration: try standard.configuration.applying(request.connection, to: request.url), deadline: deadline
             )
         case .standard(let settings, let tls):
             do {
@@ -47,7 +47,7 @@ final class RoutingTransport: Transport {
         switch try route(for: request) {
         case .pinned(let settings):
             return try await secured.stream(
-                request, settings: settings, configuration: standard.configuration.applying(request.connection), deadline: deadline,
+                request, settings: settings, configuration: try standard.configuration.applying(request.connection, to: request.url), deadline: deadline,
                 body: body
             )
         case .standard(let settings, let tls):
@@ -97,9 +97,9 @@ final class RoutingTransport: Transport {
     private func explain(_ error: CourierError, request: CourierHTTPRequest, settings: HostTLSSettings?) async -> CourierError {
         let url = request.url
         guard error.tlsFailure == .handshakeFailed, let underlying = error.underlyingError,
-            TLSFailure.isVerificationFailure(underlying), let host = url.host
+            TLSFailure.isVerificationFailure(underlying), let host = url.host,
+            let configuration = try? standard.configuration.applying(request.connection, to: request.url)
         else { return error }
-        let configuration = standard.configuration.applying(request.connection)
         let settings = settings ?? HostTLSSettings(trustRoots: .system, pins: nil, identity: nil, minimumVersion: configuration.minimumTLSVersion)
         guard let reason = await secured.diagnose(host: host, port: url.port ?? 443, settings: settings, configuration: configuration) else {
             return error

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Connection-level settings of the default transport.
 public struct TransportConfiguration: Sendable, Hashable {
     /// How long to wait for a connection, TCP and TLS handshake together.
@@ -16,8 +18,12 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// Whether a failed connection attempt is tried again until the connect timeout; off by
     /// default, so that a refused connection fails at once.
     public var retriesFailedConnections: Bool
-    /// The HTTP proxy every connection is tunnelled through; none by default.
+    /// The HTTP proxy every connection is tunnelled through; none by default. With a
+    /// ``proxyEnvironment``, the hosts its `no_proxy` lists are still reached directly.
     public var proxy: Proxy?
+    /// The proxies the environment names, decided for each exchange by its URL; `nil`, the
+    /// default, reads no variable. See ``ClientConfiguration/proxyEnvironment``.
+    public var proxyEnvironment: ProxyEnvironment?
     /// The oldest TLS version accepted; TLS 1.2 by default (see ``MinimumTLSVersion``).
     public var minimumTLSVersion: MinimumTLSVersion = .tls12
 
@@ -38,6 +44,19 @@ public struct TransportConfiguration: Sendable, Hashable {
         self.decompression = decompression
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.idleConnectionTimeout = idleConnectionTimeout
+    }
+}
+
+extension TransportConfiguration {
+    /// The proxy an exchange with `url` goes through, `nil` for none: ``proxy`` when it is
+    /// set, unless the environment's `no_proxy` lists the host (as curl does with `-x`); else
+    /// the one the environment names for the URL's scheme.
+    ///
+    /// - Throws: ``CourierError/Kind/proxy`` when that is a proxy that cannot be used.
+    func proxy(for url: URL) throws(CourierError) -> Proxy? {
+        guard let proxy else { return try proxyEnvironment?.proxy(for: url) }
+        if let proxyEnvironment, proxyEnvironment.bypasses(url) { return nil }
+        return proxy
     }
 }
 

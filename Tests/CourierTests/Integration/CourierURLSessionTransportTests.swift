@@ -49,6 +49,9 @@ struct CourierURLSessionTransportTests {
         let error = refusal { $0.proxy = Proxy(host: "127.0.0.1", port: 3128) }
         #expect(error?.kind == .invalidConfiguration)
         #expect(error?.message.contains("proxy") == true)
+        let environment = refusal { $0.proxyEnvironment = ProxyEnvironment(["https_proxy": "http://127.0.0.1:3128"]) }
+        #expect(environment?.kind == .invalidConfiguration)
+        #expect(environment?.message.contains("ClientConfiguration.proxyEnvironment") == true)
     }
 
     #if canImport(FoundationNetworking)

@@ -27,7 +27,7 @@ extension CourierAsyncHTTPClientTransport {
             return try await body(StreamedResponse(whole: try await send(request, deadline: deadline, tls: tls)))
         }
         let start = ContinuousClock.now
-        let applied = configuration.applying(request.connection)
+        let applied = try configuration.applying(request.connection, to: request.url)
         let numbered = relay.open(request)
         let (ahcRequest, regions): (HTTPClient.Request, SentRegions?)
         do {

@@ -94,7 +94,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     /// configuration (a pool of their own), else of the transport's.
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?) async throws -> CourierResponse {
         let start = ContinuousClock.now
-        let applied = configuration.applying(request.connection)
+        let applied = try configuration.applying(request.connection, to: request.url)
         let numbered = relay.open(request)
         // The exchange is closed once: with its trailers read on success, here otherwise.
         var isClosed = false

@@ -140,6 +140,7 @@ private typealias UnqualifiedPin = Pin
 private typealias UnqualifiedPrintableText = PrintableText
 private typealias UnqualifiedPropertyListFormat = PropertyListFormat
 private typealias UnqualifiedProxy = Proxy
+private typealias UnqualifiedProxyEnvironment = ProxyEnvironment
 private typealias UnqualifiedPublicSuffixList = PublicSuffixList
 private typealias UnqualifiedQueueConfiguration = QueueConfiguration
 private typealias UnqualifiedQueueCredentialSource = QueueCredentialSource

@@ -260,6 +260,14 @@ extension Samples {
 
     /// Sources/Courier/Courier.docc/CookiesAndProxies.md, sample 6
     static func cookiesAndProxies6(_ context: SampleContext) async throws {
+        var configuration = ClientConfiguration()
+        configuration.proxyEnvironment = .current
+        // or a dictionary of its own:
+        configuration.proxyEnvironment = ProxyEnvironment(["https_proxy": "http://proxy.internal:3128", "no_proxy": "localhost,10.0.0.0/8"])
+    }
+
+    /// Sources/Courier/Courier.docc/CookiesAndProxies.md, sample 7
+    static func cookiesAndProxies7(_ context: SampleContext) async throws {
         var configuration = context.configuration
         _ = configuration
         configuration.sensitiveHeaders = ["X-Api-Key"]
@@ -842,6 +850,12 @@ extension Samples {
         var configuration = ClientConfiguration()
         configuration.proxy = Proxy(host: "proxy.internal", port: 3128, user: "ada", password: "s3cret")
         // or: configuration.proxy = try Proxy(url: URL(string: "http://ada:s3cret@proxy.internal:3128")!)
+    }
+
+    /// Sources/Courier/Proxies/ProxyEnvironment.swift, sample 1
+    static func proxyEnvironment1(_ context: SampleContext) async throws {
+        var configuration = ClientConfiguration()
+        configuration.proxyEnvironment = .current   // http_proxy, https_proxy, all_proxy, no_proxy
     }
 
     /// Sources/Courier/Request/CourierEndpoint.swift, sample 1

@@ -11,8 +11,10 @@ struct CommandFailure: Error {
     }
 
     /// The failure a library error stands for: its status and a sentence a person reads.
-    /// `proxy` is the `--proxy` endpoint (`host:port`) the connection went through, if any.
+    /// `proxy` is the `--proxy` endpoint (`host:port`) the connection went through, if any;
+    /// without it, the proxy the error names (one the environment chose).
     init(_ error: CourierError, proxy: String? = nil) {
+        let proxy = proxy ?? error.proxy.map { FailureMessage.endpoint(host: $0.host, port: $0.port) }
         self.init(ExitStatus(error, throughProxy: proxy != nil), FailureMessage(error, proxy: proxy).text)
     }
 

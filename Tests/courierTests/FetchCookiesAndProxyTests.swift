@@ -51,6 +51,28 @@ struct FetchCookiesAndProxyTests {
         }
     }
 
+    @Test func aFailureOfTheEnvironmentsProxyIsToldAsTheProxysAsWithProxy() async throws {
+        try await withServer { server in
+            try await ForwardProxy.withProxy(credentials: .init(user: "ada", password: "right")) { proxy in
+                let url = server.url("/get").absoluteString
+                let refused = await courierWith(["http_proxy": "http://ada:wrong@127.0.0.1:\(proxy.port)"], "fetch", url)
+                let explicit = await courier("fetch", url, "--proxy", "http://ada:wrong@127.0.0.1:\(proxy.port)")
+                #expect(refused.status == explicit.status, "\(refused.stderr)")
+                #expect(refused.status == 56)
+                #expect(refused.stderr.contains("the proxy 127.0.0.1:\(proxy.port)"), "\(refused.stderr)")
+                #expect(!refused.stderr.contains("wrong"))
+            }
+            // A proxy that is not there: the connection to it failed, not the one to the server.
+            let closed = try ReservedPort()
+            let unreachable = await courierWith(["http_proxy": "127.0.0.1:\(closed.port)"], "fetch", url(server))
+            #expect(unreachable.status == 7, "\(unreachable.stderr)")
+            #expect(unreachable.stderr.contains("the proxy 127.0.0.1:\(closed.port)"), "\(unreachable.stderr)")
+            #expect(server.receivedRequests.isEmpty)
+        }
+    }
+
+    private func url(_ server: TestServer) -> String { server.url("/get").absoluteString }
+
     @Test func aProxyTheEnvironmentNamesThatCannotBeUsedFailsTheCommand() async throws {
         try await withServer { server in
             let run = await courierWith(["https_proxy": "socks5://ada:secret@127.0.0.1:1080", "http_proxy": "socks5://ada:secret@127.0.0.1:1080"], "fetch", server.url("/get").absoluteString)

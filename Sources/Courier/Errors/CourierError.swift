@@ -142,6 +142,9 @@ public struct CourierError: Error, Sendable, CustomStringConvertible {
     /// Whether some of the response (its head at least) had arrived when the exchange failed:
     /// a request that failed so is never sent again as a stale connection's replay.
     package var responseStarted: Bool = false
+    /// The proxy the exchange went to when the failure is the proxy's (it could not be
+    /// reached, or refused the tunnel or its credentials), whichever setting named it.
+    package var proxy: Proxy?
 
     /// Creates an error; interceptors and custom transports may throw these too.
     public init(

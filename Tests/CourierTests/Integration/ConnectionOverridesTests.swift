@@ -133,7 +133,13 @@ struct ConnectionOverridesTests {
                     let patient = try await client.response(for: request("/delay/1") { $0.readTimeout = .unlimited })
                     #expect(patient.status == 200)
                     let through = Proxy(host: "127.0.0.1", port: proxy.port)
-                    let proxied = try await client.response(for: request("/get") { $0.proxy = .through(through) })
+                    // Without the client's 200 ms read timeout, which a loaded machine can
+                    // outlast while the tunnel and the handshake are made.
+                    let proxied = try await client.response(
+                        for: request("/get") {
+                            $0.proxy = .through(through)
+                            $0.readTimeout = .unlimited
+                        })
                     #expect(proxied.status == 200)
                     #expect(proxy.tunnels == 1)
                 }

@@ -10,15 +10,18 @@ extension CourierAsyncHTTPClientTransport {
     /// ``map(_:url:timeout:responseStarted:)``, with connection failures blamed on `proxy` when
     /// the connection goes to one.
     func mapped(_ error: any Error, url: URL, timeout: Duration?, proxy: Proxy?, responseStarted: Bool = false) -> CourierError {
-        let mapped = CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
-        guard let proxy, !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
+        var mapped = CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
+        guard let proxy else { return mapped }
+        if mapped.kind == .proxy { mapped.proxy = proxy }
+        guard !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
         var blamed = CourierError(
             mapped.kind,
-            "Could not connect to the proxy \(proxy.host):\(proxy.port); check that the proxy (ClientConfiguration.proxy, or the request's connection.proxy) is a running HTTP proxy.",
+            "Could not connect to the proxy \(proxy.host):\(proxy.port); check that the proxy (ClientConfiguration.proxy, the one ClientConfiguration.proxyEnvironment names, or the request's connection.proxy) is a running HTTP proxy.",
             url: url, underlyingError: error
         )
         blamed.requestMayHaveBeenSent = false
         blamed.connectionFailure = mapped.connectionFailure
+        blamed.proxy = proxy
         return blamed
     }
 
@@ -66,7 +69,7 @@ extension CourierAsyncHTTPClientTransport {
             case .invalidURL, .emptyHost, .emptyScheme:
                 return make(.invalidURL, "The URL \(url.absoluteString) cannot be sent (\(error.shortDescription)); check its scheme and host.")
             case .proxyAuthenticationRequired:
-                return unsent(.proxy, "The proxy refused its credentials (407 Proxy Authentication Required); check the user name and password of ClientConfiguration.proxy.")
+                return unsent(.proxy, "The proxy refused its credentials (407 Proxy Authentication Required); check the user name and password of ClientConfiguration.proxy (or of the proxy the environment names).")
             case .invalidProxyResponse:
                 return unsent(.proxy, "The proxy refused to open a tunnel to \(url.host ?? "the host"):\(url.port.map(String.init) ?? "its default port"); check that it allows CONNECT to that port.")
             case .httpProxyHandshakeTimeout:

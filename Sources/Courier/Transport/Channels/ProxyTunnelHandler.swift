@@ -157,7 +157,8 @@ extension ProxyTunnelHandler.Refusal {
         switch self {
         case .credentials:
             error = CourierError(
-                .proxy, "\(named) refused its credentials (407 Proxy Authentication Required); check the user name and password of ClientConfiguration.proxy."
+                .proxy,
+                "\(named) refused its credentials (407 Proxy Authentication Required); check the user name and password of ClientConfiguration.proxy (or of the proxy the environment names)."
             )
         case .status(let status):
             error = CourierError(.proxy, "\(named) refused to open a tunnel to \(host):\(port) (status \(status)); check that it allows CONNECT to that port.")
@@ -167,6 +168,7 @@ extension ProxyTunnelHandler.Refusal {
             error = CourierError(.proxy, "\(named) did not answer the tunnel request in time, or closed the connection; check that it is a running HTTP proxy.")
         }
         error.requestMayHaveBeenSent = false
+        error.proxy = proxy
         return error
     }
 }

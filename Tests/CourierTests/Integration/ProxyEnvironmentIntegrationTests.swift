@@ -130,6 +130,32 @@ struct ProxyEnvironmentIntegrationTests {
         }
     }
 
+    @Test("a proxy that cannot be reached is blamed as the proxy, on AsyncHTTPClient's road and on pinned connections", arguments: [false, true])
+    func anUnreachableProxyIsBlamedOnEveryRoad(pinned: Bool) async throws {
+        let closed = try ReservedPort()
+        let environment = ProxyEnvironment(["http_proxy": "127.0.0.1:\(closed.port)", "https_proxy": "127.0.0.1:\(closed.port)"])
+        let world = try TLSWorld()
+        var policy = world.trustingAuthority
+        policy.pins = [HostPins(host: "127.0.0.1", pins: [try Pin(world.server.publicKeyPin)])]
+        let check: (TestServer) async throws -> Void = { [policy] server in
+            try await withClient(
+                server,
+                configure: {
+                    $0.proxyEnvironment = environment
+                    if pinned { $0.tls = policy }
+                }
+            ) { client in
+                let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/get")) }
+                #expect(error?.kind == .connectionFailed, "\(String(describing: error))")
+                #expect(error?.proxy == Proxy(host: "127.0.0.1", port: closed.port))
+                #expect(error?.message.contains("the proxy 127.0.0.1:\(closed.port)") == true)
+                #expect(error?.requestMayHaveBeenSent == false)
+            }
+            #expect(server.receivedRequests.isEmpty)
+        }
+        if pinned { try await withTLSServer(world.serverTLS, check) } else { try await withServer(check) }
+    }
+
     @Test func noVariableIsReadUnlessAsked() {
         #expect(ClientConfiguration().proxyEnvironment == nil)
         #expect(ClientConfiguration().transportConfiguration.proxyEnvironment == nil)

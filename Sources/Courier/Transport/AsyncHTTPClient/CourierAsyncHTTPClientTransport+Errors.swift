@@ -10,14 +10,21 @@ extension CourierAsyncHTTPClientTransport {
     /// ``map(_:url:timeout:responseStarted:)``, with connection failures blamed on `proxy` when
     /// the connection goes to one.
     func mapped(_ error: any Error, url: URL, timeout: Duration?, proxy: Proxy?, responseStarted: Bool = false) -> CourierError {
-        var mapped = CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted)
+        Self.blaming(CourierAsyncHTTPClientTransport.map(error, url: url, timeout: timeout, responseStarted: responseStarted), on: proxy, url: url, underlyingError: error)
+    }
+
+    /// `mapped` as the failure of `proxy` when the connection went to one and it is the
+    /// proxy's: a tunnel or credentials it refused, or a connection to it that could not be
+    /// opened in time. Every road that opens connections through a proxy tells it so.
+    static func blaming(_ mapped: CourierError, on proxy: Proxy?, url: URL, underlyingError: any Error) -> CourierError {
         guard let proxy else { return mapped }
+        var mapped = mapped
         if mapped.kind == .proxy { mapped.proxy = proxy }
         guard !mapped.requestMayHaveBeenSent, mapped.kind == .connectionFailed || mapped.kind == .timeout else { return mapped }
         var blamed = CourierError(
             mapped.kind,
             "Could not connect to the proxy \(proxy.host):\(proxy.port); check that the proxy (ClientConfiguration.proxy, the one ClientConfiguration.proxyEnvironment names, or the request's connection.proxy) is a running HTTP proxy.",
-            url: url, underlyingError: error
+            url: url, underlyingError: underlyingError
         )
         blamed.requestMayHaveBeenSent = false
         blamed.connectionFailure = mapped.connectionFailure

@@ -111,7 +111,7 @@ final class ChannelTransport: Sendable {
         } catch {
             var mapped = ChannelTransport.map(error, url: url, timeout: timeout)
             mapped.requestMayHaveBeenSent = false
-            throw mapped
+            throw CourierAsyncHTTPClientTransport.blaming(mapped, on: key.proxy, url: url, underlyingError: error)
         }
     }
 

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
+        .library(name: "CourierServerSentEvents", targets: ["CourierServerSentEvents"]),
         .library(name: "CourierImages", targets: ["CourierImages"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
@@ -142,6 +143,13 @@ let package = Package(
         // Foundation's XML support links libxml2 (and ICU on Linux): only programs that read XML
         // load them.
         .target(name: "CourierXML", dependencies: ["Courier"], swiftSettings: strictSettings),
+        // Server-Sent Events over the client's request path: a parser and a reconnecting
+        // sequence, without dependencies of their own.
+        .target(
+            name: "CourierServerSentEvents",
+            dependencies: ["Courier", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            swiftSettings: strictSettings
+        ),
         // Images decoded and downsampled: ImageIO on Apple platforms; libpng and libjpeg on Linux,
         // which only programs that load images need installed and link.
         .target(
@@ -205,6 +213,7 @@ let package = Package(
                 "Courier",
                 "CourierQueue",
                 "CourierQueuePostgres",
+                "CourierServerSentEvents",
                 "CourierDemoServer",
                 .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionInTool"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -219,6 +228,7 @@ let package = Package(
                 "CourierLifecycle",
                 "CourierQueue",
                 "CourierXML",
+                "CourierServerSentEvents",
                 "CourierTesting",
                 "CourierURLSession",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

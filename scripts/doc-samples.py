@@ -107,6 +107,7 @@ def main():
             "import CourierOpenAPI",
             "import CourierQueue",
             "import CourierQueuePostgres",
+            "import CourierServerSentEvents",
             "import CourierTesting",
             "import CourierURLSession",
             "import CourierXML",

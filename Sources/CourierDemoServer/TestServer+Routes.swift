@@ -46,6 +46,7 @@ enum TestServerRoutes {
         case ("bytes", 1): return self.bytes(request, rest[0], streamed: false)
         case ("stream-bytes", 1): return self.bytes(request, rest[0], streamed: true)
         case ("stream", 1): return self.stream(request, rest[0])
+        case ("events", 0): return self.events(request)
         case ("gzip", 0): return self.compressed(request, format: .gzip)
         case ("deflate", 0): return self.compressed(request, format: .zlib)
         case ("gzip-bomb", 0): return self.gzipBomb(request)

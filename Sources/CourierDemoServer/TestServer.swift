@@ -20,6 +20,8 @@ import NIOSSL
 /// - `/status/N`, `/redirect/N`, `/relative-redirect/N`, `/absolute-redirect/N`, `/redirect-to?url=&status_code=`.
 /// - `/delay/S`, `/drip?numbytes=&duration=&delay=&code=`, `/bytes/N?seed=`, `/stream-bytes/N?chunk_size=&seed=`,
 ///   `/stream/N`, `/range/N?seed=&etag=&last_modified=&chunk_delay=`.
+/// - `/events?count=&retry=&drop-after=&interval=&type=&line-end=&bom=&chunk=`: Server-Sent Events
+///   resumed after `Last-Event-ID`, dropped mid-event with `drop-after`, `204` once all were sent.
 /// - `/trailers?coding=gzip&NAME=VALUE…`: a chunked JSON body (`length` and `trailers` of the
 ///   request's body, gzipped with `coding=gzip`), then every other query item as a trailer field.
 /// - `/gzip`, `/deflate`, `/gzip-bomb?size=N`, `/bomb?coding=br|zstd&size=N`, `/encoded?coding=gzip,deflate,br,zstd&cut=N`, `/basic-auth/USER/PASS`, `/bearer?token=T`,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Courier
 import CourierDemoServer
+import CourierServerSentEvents
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -271,5 +272,19 @@ struct DemoSteps {
 
         step(17, "A download behind a login, and a body streamed as it arrives, on the same path as every request")
         try await runAuthenticatedTransfer()
+
+        step(18, "Server-Sent Events: a stream dropped mid-event twice, resumed with Last-Event-ID")
+        try await runEventStream()
+    }
+
+    /// Reads a stream that drops after every second event, half an event sent: each whole
+    /// event arrives once, and each reconnection says where to carry on.
+    func runEventStream() async throws {
+        var ids: [String] = []
+        for try await event in client.events(CourierRequest<Void>(path: "/events?count=6&retry=100&drop-after=2&type=tick")) {
+            ids.append(event.id ?? "none")
+        }
+        let resumedAfter = server.receivedRequests.filter { $0.uri.hasPrefix("/events") }.compactMap { $0.header("Last-Event-ID") }
+        say("\(ids.count) \(ids.count == 1 ? "event" : "events") with ids \(ids.joined(separator: ", ")); reconnections sent Last-Event-ID \(resumedAfter.joined(separator: ", ")) (the last one heard 204)")
     }
 }

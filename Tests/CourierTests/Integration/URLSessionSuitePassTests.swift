@@ -44,6 +44,11 @@ struct URLSessionSuitePassTests {
         // Full duplex: nothing of a response arrives while its body waits for a piece; the
         // refusal of a duplex body is checked by DuplexOnURLSessionTests.
         "DuplexTests", "StandardAPIConformanceTests/echoInterleave", "StandardAPIConformanceTests/speakInterleave",
+        // FoundationNetworking measures its request timeout with a timer of its own, which on
+        // a machine loaded by the whole suite has fired between pieces 500 ms apart under a
+        // 10 s timeout (twice in this suite's runs); the idle rule is checked on the default
+        // transport, whose watchdog is Courier's own.
+        "ReadTimeoutIntegrationTests/aBodyThatKeepsComingOutlastsTheReadTimeout",
         // Checked directly, this test itself, or a test that runs the binary again (in a network
         // namespace) with its own selection.
         "CourierURLSessionTransportTests", "URLSessionSuitePassTests", "NetworkPathWatcherTests",

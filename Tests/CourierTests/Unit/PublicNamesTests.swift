@@ -11,8 +11,8 @@ struct PublicNamesTests {
     /// The library products' source folders; CourierDemoServer's types reach users through
     /// CourierTesting, which re-exports it.
     private static let products = [
-        "Courier", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierTesting",
-        "CourierURLSession", "CourierXML",
+        "Courier", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierServerSentEvents",
+        "CourierTesting", "CourierURLSession", "CourierXML",
     ]
     private static let sample = root.appendingPathComponent("Tests/Packages/EcosystemImports/Sources")
     private static let renamed = root.appendingPathComponent("Sources/Courier/Compatibility/RenamedTypes.swift")

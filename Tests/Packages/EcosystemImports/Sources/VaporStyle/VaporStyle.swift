@@ -8,6 +8,7 @@ import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
 import CourierQueuePostgres
+import CourierServerSentEvents
 import CourierTesting
 import CourierURLSession
 import CourierXML
@@ -132,6 +133,7 @@ private typealias UnqualifiedLoggingInterceptor = LoggingInterceptor
 private typealias UnqualifiedMemoryCacheStorage = MemoryCacheStorage
 private typealias UnqualifiedMetricsObserver = MetricsObserver
 private typealias UnqualifiedMinimumTLSVersion = MinimumTLSVersion
+private typealias UnqualifiedEventStream = EventStream
 private typealias UnqualifiedMultipartForm = MultipartForm
 private typealias UnqualifiedNetscapeCookieFormat = NetscapeCookieFormat
 private typealias UnqualifiedParameterEncoding = ParameterEncoding

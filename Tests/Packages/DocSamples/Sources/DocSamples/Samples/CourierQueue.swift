@@ -8,6 +8,7 @@ import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
 import CourierQueuePostgres
+import CourierServerSentEvents
 import CourierTesting
 import CourierURLSession
 import CourierXML

@@ -67,7 +67,7 @@ struct ClientOptions: ParsableArguments {
     @Option(
         name: [.customShort("x"), .long],
         help:
-            "An HTTP proxy, http://[USER:PASSWORD@]HOST[:PORT] (port 1080 by default); requests are tunnelled with CONNECT and the user and password go to the proxy only. Without it, the proxies http_proxy, https_proxy and all_proxy name are used, as curl reads them; --proxy '' uses none."
+            "A proxy, http://[USER:PASSWORD@]HOST[:PORT] (CONNECT tunnels), or socks5:// or socks5h:// (SOCKS5; socks5h lets the proxy resolve names); port 1080 by default; the user and password go to the proxy only. Without it, the proxies http_proxy, https_proxy and all_proxy name are used, as curl reads them; --proxy '' uses none."
     )
     var proxy: String?
 
@@ -155,7 +155,7 @@ struct ClientOptions: ParsableArguments {
         }
         if let proxy, !proxy.isEmpty {
             guard let url = URL(string: proxy) else {
-                throw CommandFailure(.invalidInput, "--proxy needs a URL, http://[USER:PASSWORD@]HOST[:PORT]")
+                throw CommandFailure(.invalidInput, "--proxy needs a URL, http://[USER:PASSWORD@]HOST[:PORT] or socks5h://[USER:PASSWORD@]HOST[:PORT]")
             }
             do {
                 configuration.proxy = try Proxy(url: url)

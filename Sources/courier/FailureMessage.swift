@@ -51,6 +51,8 @@ struct FailureMessage {
             // A proxy the environment names (http_proxy, https_proxy, all_proxy): the error
             // says which, and what is wrong with it.
             guard let proxy else { return "the proxy for \(server) failed: \(error.message)" }
+            // A SOCKS5 proxy's refusal says which step failed, and with what reply.
+            if error.proxy?.kind.isSOCKS == true { return "the SOCKS5 proxy \(proxy) failed for \(server): \(error.message)" }
             return "the proxy \(proxy) refused to open a tunnel to \(server), or refused its credentials (check the user and password of --proxy, and that the proxy allows CONNECT to that port)"
         case .malformedResponse:
             return "\(server) sent a response that breaks HTTP's rules (status line, header, chunk or length), so it cannot be read safely (check that the server speaks HTTP/1.1 on that port)"

@@ -75,16 +75,16 @@ struct FetchCookiesAndProxyTests {
 
     @Test func aProxyTheEnvironmentNamesThatCannotBeUsedFailsTheCommand() async throws {
         try await withServer { server in
-            let run = await courierWith(["https_proxy": "socks5://ada:secret@127.0.0.1:1080", "http_proxy": "socks5://ada:secret@127.0.0.1:1080"], "fetch", server.url("/get").absoluteString)
+            let run = await courierWith(["https_proxy": "socks4://ada:secret@127.0.0.1:1080", "http_proxy": "socks4://ada:secret@127.0.0.1:1080"], "fetch", server.url("/get").absoluteString)
             #expect(run.status != 0)
-            #expect(run.stderr.contains("socks5"), "\(run.stderr)")
+            #expect(run.stderr.contains("socks4"), "\(run.stderr)")
             #expect(!run.stderr.contains("secret"))
             #expect(server.receivedRequests.isEmpty)
         }
     }
 
     @Test func badProxyURLsAreInvalidInput() async {
-        let run = await courier("fetch", "http://127.0.0.1:1/get", "--proxy", "socks5://secret@proxy")
+        let run = await courier("fetch", "http://127.0.0.1:1/get", "--proxy", "socks4://secret@proxy")
         #expect(run.status == 2)
         #expect(!run.stderr.contains("secret"))
     }

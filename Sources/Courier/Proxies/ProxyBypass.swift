@@ -132,7 +132,7 @@ package struct ProxyBypass: Sendable, Hashable {
     }
 
     /// The bytes of an IPv4 or IPv6 address written in its usual form; `nil` for a name.
-    private static func address(_ text: String) -> [UInt8]? {
+    static func address(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             return withUnsafeBytes(of: &v4) { Array($0) }

@@ -69,10 +69,10 @@ public struct ProxyEnvironment: Sendable, Hashable {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
             throw CourierError(.proxy, "The proxy the environment names for \(variable) (or all_proxy) is not a URL; write it as http://[user:password@]host[:port].")
         }
-        guard scheme == "http" else {
+        guard Proxy.Kind(scheme: scheme) != nil else {
             throw CourierError(
                 .proxy,
-                "The environment names a \(scheme) proxy for \(variable) (or all_proxy), which Courier does not speak yet; name an http:// proxy, or list the host in NO_PROXY."
+                "The environment names a \(scheme) proxy for \(variable) (or all_proxy), which Courier does not speak; name an http://, socks5:// or socks5h:// proxy, or list the host in NO_PROXY."
             )
         }
         do {

@@ -5,7 +5,8 @@ import NIOSSL
 /// ``ConnectionOverrides/tls``, else the client's): AsyncHTTPClient for every host but the
 /// pinned ones, with a TLS configuration of their own for https hosts whose settings are not
 /// the defaults (custom roots, a client certificate); ``ChannelTransport`` for https hosts with
-/// pins, which AsyncHTTPClient cannot check inside the handshake.
+/// pins, which AsyncHTTPClient cannot check inside the handshake, and for every request
+/// through a SOCKS5 proxy, which AsyncHTTPClient cannot give credentials to.
 ///
 /// Either way the settings are part of the connection key (AsyncHTTPClient keys its pool by a
 /// request's TLS configuration; ``ChannelTransport`` by origin and settings), and either way
@@ -26,10 +27,8 @@ final class RoutingTransport: Transport {
 
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         switch try route(for: request) {
-        case .pinned(let settings):
-            return try await secured.send(
-                request, settings: settings, configuration: try standard.configuration.applying(request.connection, to: request.url), deadline: deadline
-            )
+        case .channels(let settings, let configuration):
+            return try await secured.send(request, settings: settings, configuration: configuration, deadline: deadline)
         case .standard(let settings, let tls):
             do {
                 return try await standard.send(request, deadline: deadline, tls: tls)
@@ -45,11 +44,8 @@ final class RoutingTransport: Transport {
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         switch try route(for: request) {
-        case .pinned(let settings):
-            return try await secured.stream(
-                request, settings: settings, configuration: try standard.configuration.applying(request.connection, to: request.url), deadline: deadline,
-                body: body
-            )
+        case .channels(let settings, let configuration):
+            return try await secured.stream(request, settings: settings, configuration: configuration, deadline: deadline, body: body)
         case .standard(let settings, let tls):
             do {
                 return try await standard.stream(request, deadline: deadline, tls: tls, body: body)
@@ -68,20 +64,46 @@ final class RoutingTransport: Transport {
     private enum Route {
         /// AsyncHTTPClient, with the host's TLS configuration when it has settings of its own.
         case standard(HostTLSSettings?, TLSConfiguration?)
-        /// Courier's own verified connections.
-        case pinned(HostTLSSettings)
+        /// Courier's own verified connections, under the host's TLS settings (`nil` for a
+        /// plain http origin) and the request's transport configuration.
+        case channels(HostTLSSettings?, TransportConfiguration)
     }
 
     /// The route of `request`, under its own TLS policy or else the client's; both go through
     /// the request's proxy, if any.
     private func route(for request: CourierHTTPRequest) throws(CourierError) -> Route {
         // The client's policy is passed as it is, not copied, on every request without one.
-        if let own = request.connection.tls { return try route(for: request.url, under: own) }
-        return try route(for: request.url, under: policy)
+        let policy = request.connection.tls ?? policy
+        let configuration = standard.configuration
+        // Only a request that may have a proxy has its settings applied here.
+        if request.connection.proxy != nil || configuration.proxy != nil || configuration.proxyEnvironment != nil {
+            let applied = try configuration.applying(request.connection, to: request.url)
+            if let proxy = applied.proxy, proxy.kind.isSOCKS {
+                return .channels(try settings(for: request.url, under: policy, minimum: applied.minimumTLSVersion), applied)
+            }
+        }
+        switch try route(for: request.url, under: policy) {
+        case .pinned(let settings): return .channels(settings, try configuration.applying(request.connection, to: request.url))
+        case .standard(let settings, let tls): return .standard(settings, tls)
+        }
+    }
+
+    /// The TLS settings of a request through a SOCKS5 proxy: the host's own, or the defaults
+    /// (the system's roots, the minimum version) for an https URL; `nil` for http.
+    private func settings(for url: URL, under policy: TLSPolicy, minimum: MinimumTLSVersion) throws(CourierError) -> HostTLSSettings? {
+        guard url.scheme?.lowercased() == "https" else { return nil }
+        if let host = url.host, let own = policy.settings(for: host, at: Date(), standardMinimum: minimum) { return own }
+        return HostTLSSettings(trustRoots: .system, pins: nil, identity: nil, minimumVersion: minimum)
+    }
+
+    /// Where a URL goes under a TLS policy, proxies aside.
+    private enum PolicyRoute {
+        case standard(HostTLSSettings?, TLSConfiguration?)
+        case pinned(HostTLSSettings)
     }
 
     /// The route of `url` under `policy`.
-    private func route(for url: URL, under policy: TLSPolicy) throws(CourierError) -> Route {
+    private func route(for url: URL, under policy: TLSPolicy) throws(CourierError) -> PolicyRoute {
         let standardMinimum = standard.configuration.minimumTLSVersion
         guard !policy.isDefault || policy.minimumVersion != standardMinimum, url.scheme?.lowercased() == "https",
             let host = url.host, let settings = policy.settings(for: host, at: Date(), standardMinimum: standardMinimum)

@@ -50,6 +50,22 @@ struct EventStreamTests {
         }
     }
 
+    @Test("a stream silent past the read timeout is dropped and resumed after the last whole event")
+    func silenceReconnects() async throws {
+        try await withServer { server in
+            try await withClient(server, configure: { $0.clock = RecordingClock() }) { client in
+                // Each connection sends one event at once, then falls silent for 10 s.
+                var request = CourierRequest<Void>(path: "/events?count=3&interval=10")
+                request.connection.readTimeout = .after(.seconds(1))
+                let events = try await Self.all(client.events(request))
+                #expect(try Self.numbers(events) == [1, 2, 3])
+                let resumedAfter = server.receivedRequests.compactMap { $0.header("Last-Event-ID") }
+                // A connection the timeout ends before its first byte is tried again with the same id.
+                #expect(Set(resumedAfter) == ["1", "2", "3"], "\(resumedAfter)")
+            }
+        }
+    }
+
     @Test(
         "line ends, a byte-order mark and pieces of one byte over the wire change nothing",
         arguments: ["line-end=cr", "line-end=crlf&bom=1", "line-end=lf&chunk=1", "line-end=crlf&chunk=1&bom=1"]

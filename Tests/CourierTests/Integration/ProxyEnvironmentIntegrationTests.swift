@@ -120,11 +120,11 @@ struct ProxyEnvironmentIntegrationTests {
 
     @Test func aProxyThatCannotBeUsedFailsTheRequestAndNothingIsSent() async throws {
         try await withServer { server in
-            let environment = ProxyEnvironment(["http_proxy": "socks5://127.0.0.1:1080"])
+            let environment = ProxyEnvironment(["http_proxy": "socks4://127.0.0.1:1080"])
             try await withClient(server, configure: { $0.proxyEnvironment = environment }) { client in
                 let error = await courierError { _ = try await client.response(for: CourierRequest<CourierResponse>(path: "/get")) }
                 #expect(error?.kind == .proxy)
-                #expect(error?.message.contains("socks5") == true)
+                #expect(error?.message.contains("socks4") == true)
             }
             #expect(server.receivedRequests.isEmpty)
         }

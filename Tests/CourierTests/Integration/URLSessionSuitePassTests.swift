@@ -18,7 +18,7 @@ struct URLSessionSuitePassTests {
         "ClientCertificateCacheTests", "ClientCertificateTests", "PinningTests", "SecuritySamplesTests", "TLSTrustTests",
         "TLSVersionFloorTests", "VerifiedConnectionTests", "TLSOverHTTP2Tests", "TrailersOnTLSRoadsTests",
         // A proxy: refused.
-        "ProxyIntegrationTests", "ProxyEnvironmentIntegrationTests", "ProxyFailureTests", "SecretRedactionTests",
+        "ProxyIntegrationTests", "ProxyEnvironmentIntegrationTests", "ProxyFailureTests", "SecretRedactionTests", "SOCKSProxyTests",
         // A connect timeout, proxy or TLS policy per request: refused (checked by the suite itself).
         "ConnectionOverridesTests",
         // AsyncHTTPClient's event loops, its HTTP/1.0 and TLS channel versions, sendfile.

@@ -110,13 +110,25 @@ struct ProxyEnvironmentTests {
         #expect(proxy?.port == 1080)
     }
 
-    @Test("a proxy that cannot be used fails the request instead of being gone around", arguments: ["socks5://proxy:1080", "https://proxy:443", "http://"])
+    @Test("a proxy that cannot be used fails the request instead of being gone around", arguments: ["socks4://proxy:1080", "https://proxy:443", "http://", "socks5h://"])
     func unusable(written: String) {
         let error = #expect(throws: CourierError.self) { try ProxyEnvironment(["https_proxy": written]).proxy(for: https) }
         #expect(error?.kind == .proxy)
         // The message never shows a password the variable holds.
-        let withPassword = #expect(throws: CourierError.self) { try ProxyEnvironment(["https_proxy": "socks5://ada:secret@proxy:1080"]).proxy(for: https) }
+        let withPassword = #expect(throws: CourierError.self) { try ProxyEnvironment(["https_proxy": "socks4://ada:secret@proxy:1080"]).proxy(for: https) }
         #expect(withPassword?.message.contains("secret") == false)
+    }
+
+    @Test("SOCKS5 proxies are read with their kind, credentials and port")
+    func socks() throws {
+        let remote = try ProxyEnvironment(["ALL_PROXY": "socks5h://ada:pw@gateway:1081"]).proxy(for: https)
+        #expect(remote?.kind == .socks5h)
+        #expect(remote?.credentials == Proxy.Credentials(user: "ada", password: "pw"))
+        #expect(remote?.port == 1081)
+        #expect(remote?.description == "socks5h://ada@gateway:1081")
+        let local = try ProxyEnvironment(["http_proxy": "SOCKS5://gateway"]).proxy(for: URL(string: "http://origin.example/")!)
+        #expect(local?.kind == .socks5)
+        #expect(local?.port == 1080)
     }
 
     @Test("only http and https URLs (and ws, wss) are proxied")

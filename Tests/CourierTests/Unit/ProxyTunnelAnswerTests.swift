@@ -14,20 +14,20 @@ struct ProxyTunnelAnswerTests {
             ("HTTP/1.1 abc OK\r\n", nil), ("", nil), ("HTTP/1.1  200 OK\r\n", nil),
         ] as [(String, Int?)])
     func statusLine(head: String, code: Int?) {
-        #expect(ProxyTunnelHandler.status(of: head) == code)
+        #expect(HTTPConnectNegotiation.status(of: head) == code)
     }
 
     @Test("the head ends just past its blank line, wherever the pieces were cut")
     func endOfHead() {
         let answer = "HTTP/1.1 200 OK\r\nVia: proxy\r\n\r\n"
-        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer(string: answer).readableBytesView) == answer.utf8.count)
-        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer(string: answer + "more").readableBytesView) == answer.utf8.count)
-        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer(string: "HTTP/1.1 200 OK\r\n\r").readableBytesView) == nil)
-        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer(string: "\r\n\r").readableBytesView) == nil)
-        #expect(ProxyTunnelHandler.endOfHead(ByteBuffer().readableBytesView) == nil)
+        #expect(HTTPConnectNegotiation.endOfHead(ByteBuffer(string: answer).readableBytesView) == answer.utf8.count)
+        #expect(HTTPConnectNegotiation.endOfHead(ByteBuffer(string: answer + "more").readableBytesView) == answer.utf8.count)
+        #expect(HTTPConnectNegotiation.endOfHead(ByteBuffer(string: "HTTP/1.1 200 OK\r\n\r").readableBytesView) == nil)
+        #expect(HTTPConnectNegotiation.endOfHead(ByteBuffer(string: "\r\n\r").readableBytesView) == nil)
+        #expect(HTTPConnectNegotiation.endOfHead(ByteBuffer().readableBytesView) == nil)
         // A view that does not start at index zero.
         var buffer = ByteBuffer(string: "xx" + answer)
         buffer.moveReaderIndex(forwardBy: 2)
-        #expect(ProxyTunnelHandler.endOfHead(buffer.readableBytesView) == answer.utf8.count)
+        #expect(HTTPConnectNegotiation.endOfHead(buffer.readableBytesView) == answer.utf8.count)
     }
 }

@@ -153,12 +153,21 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     func makeRequest(
         _ request: CourierHTTPRequest, tls: TLSConfiguration?, proxy: Proxy?, exchange: ExchangeRelay.Opened
     ) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
+        if let proxy, proxy.kind.isSOCKS {
+            // A client's own transport routes these to its own connections; this transport,
+            // used alone, would otherwise speak HTTP to a SOCKS5 proxy.
+            var error = CourierError(
+                .invalidConfiguration,
+                "CourierAsyncHTTPClientTransport cannot go through the SOCKS5 proxy \(proxy); give the proxy to a CourierClient made without a transport of its own, which speaks SOCKS5.",
+                url: request.url
+            )
+            error.requestMayHaveBeenSent = false
+            throw error
+        }
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 1)
-        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        for field in request.headers.insideTunnel(of: proxy) { headers.add(name: field.name, value: field.value) }
         headers.add(name: ExchangeRelay.fieldName, value: exchange.marker)
-        // Inside a tunnel, only the origin would read it: a proxy's credentials never go there.
-        if proxy != nil { headers.remove(name: "Proxy-Authorization") }
         var body: HTTPClient.Body?
         var regions: SentRegions?
         if let requestBody = request.body {

@@ -35,11 +35,13 @@ final class ChannelConnector: Sendable {
     /// the attempt with a ``CourierError/Kind/timeout`` then. Cancelling the task closes the
     /// connection being made.
     func connect(
-        host: String, port: Int, settings: HostTLSSettings, proxy: Proxy?, connectTimeout: Duration,
+        host: String, port: Int, settings: HostTLSSettings?, proxy: Proxy?, connectTimeout: Duration,
         deadline: ContinuousClock.Instant? = nil
     ) async throws -> Connection {
-        let prepared = try prepare(settings)
+        let prepared = try settings.map { settings throws(CourierError) in try prepare(settings) }
         let limit = ConnectLimit(connectTimeout: connectTimeout, deadline: deadline)
+        let socks: SOCKS5Handshake? =
+            if let proxy, proxy.kind.isSOCKS { try await ChannelConnector.handshake(to: host, port: port, through: proxy) } else { nil }
         let rejection = NIOLockedValueBox<TLSFailure?>(nil)
         let name = HostPattern.normalized(host)
         let serverName = TrustEvaluator.isAddress(name) ? nil : name
@@ -53,8 +55,13 @@ final class ChannelConnector: Sendable {
                     let handshake = channel.eventLoop.makePromise(of: NegotiatedProtocol.self)
                     let fault = Connection.Fault(nil)
                     attempts.withLockedValue { $0[ObjectIdentifier(channel)] = (channel, handshake.futureResult, fault) }
-                    // TLS to the origin, verified inside the handshake, then its protocol.
+                    // TLS to the origin, verified inside the handshake, then its protocol; or,
+                    // for a plain http origin, HTTP/1.1 at once.
                     let secure: (any Channel) throws -> Void = { channel in
+                        guard let prepared else {
+                            try ChannelConnector.configureHTTP1(channel, fault: fault)
+                            return handshake.succeed(.http1)
+                        }
                         let tls = try NIOSSLClientHandler(
                             context: prepared.context, serverHostname: serverName,
                             customVerificationCallbackWithMetadata: ChannelConnector.verification(
@@ -71,13 +78,15 @@ final class ChannelConnector: Sendable {
                             })
                     }
                     guard let proxy else { return try secure(channel) }
-                    try channel.pipeline.syncOperations.addHandler(
-                        ProxyTunnelHandler(
-                            host: name, port: port, proxy: proxy, deadline: limit.end, next: secure,
-                            failure: { error in
-                                fault.withLockedValue { $0 = $0 ?? error }
-                                handshake.fail(error)
-                            }))
+                    let failure: (any Error) -> Void = { error in
+                        fault.withLockedValue { $0 = $0 ?? error }
+                        handshake.fail(error)
+                    }
+                    if let socks {
+                        return try channel.pipeline.syncOperations.addHandler(TunnelHandler(socks, deadline: limit.end, next: secure, failure: failure))
+                    }
+                    let connect = HTTPConnectNegotiation(host: name, port: port, proxy: proxy)
+                    try channel.pipeline.syncOperations.addHandler(TunnelHandler(connect, deadline: limit.end, next: secure, failure: failure))
                 }
             }
         do {
@@ -113,7 +122,9 @@ final class ChannelConnector: Sendable {
             }
         } catch let timeout as HandshakeTimeout {
             throw limit.error(timeout, host: host)
-        } catch let refusal as ProxyTunnelHandler.Refusal {
+        } catch let refusal as HTTPConnectNegotiation.Refusal {
+            throw refusal.error(host: host, port: port, proxy: proxy)
+        } catch let refusal as SOCKS5Handshake.Refusal {
             throw refusal.error(host: host, port: port, proxy: proxy)
         } catch {
             if Task.isCancelled { throw CancellationError() }
@@ -126,6 +137,26 @@ final class ChannelConnector: Sendable {
             failure.underlyingError = error
             failure.requestMayHaveBeenSent = false
             throw failure
+        }
+    }
+
+    /// The SOCKS5 handshake that asks `proxy` for `host`:`port`: by name for `socks5h`, by an
+    /// address resolved here for `socks5` (the first IPv4 address, else the first IPv6 one,
+    /// as the system's resolver lists them).
+    private static func handshake(to host: String, port: Int, through proxy: Proxy) async throws -> SOCKS5Handshake {
+        let name = HostPattern.normalized(host)
+        let target: SOCKS5Handshake.Target
+        if let address = ProxyBypass.address(name) {
+            target = .address(address)
+        } else if proxy.kind == .socks5h {
+            target = .name(name)
+        } else {
+            target = .address(try await HostAddresses.resolve(name, port: port))
+        }
+        do {
+            return try SOCKS5Handshake(target: target, port: port, credentials: proxy.credentials)
+        } catch {
+            throw error.error(host: host, port: port, proxy: proxy)
         }
     }
 

@@ -12,7 +12,8 @@ final class ChannelPool: Sendable {
     struct Key: Hashable, Sendable {
         var host: String
         var port: Int
-        var settings: HostTLSSettings
+        /// `nil` for a plain http origin.
+        var settings: HostTLSSettings?
         /// The proxy whose tunnel the connection goes through, if any.
         var proxy: Proxy?
     }

@@ -4,8 +4,9 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The transport of https hosts with pins: HTTP/2 or HTTP/1.1, as ALPN chose, over
-/// connections it opens and verifies itself inside the handshake (see ``ChannelConnector``),
+/// The transport of https hosts with pins, and of every request through a SOCKS5 proxy:
+/// HTTP/2 or HTTP/1.1, as ALPN chose (HTTP/1.1 for a plain http origin), over connections it
+/// opens and verifies itself inside the handshake (see ``ChannelConnector``),
 /// kept and reused per origin and settings (see ``ChannelPool``); an HTTP/2 connection
 /// carries every exchange of its key at once, each on a stream of its own.
 final class ChannelTransport: Sendable {
@@ -24,10 +25,10 @@ final class ChannelTransport: Sendable {
         )
     }
 
-    /// Sends `request` under `settings` and `configuration` (the request's own, its overrides
-    /// applied) and collects its response.
+    /// Sends `request` under `settings` (`nil` for a plain http origin) and `configuration`
+    /// (the request's own, its overrides applied) and collects its response.
     func send(
-        _ request: CourierHTTPRequest, settings: HostTLSSettings, configuration: TransportConfiguration, deadline: ContinuousClock.Instant?
+        _ request: CourierHTTPRequest, settings: HostTLSSettings?, configuration: TransportConfiguration, deadline: ContinuousClock.Instant?
     ) async throws -> CourierResponse {
         let limit = request.maximumBodySize
         return try await stream(request, settings: settings, configuration: configuration, deadline: deadline) { streamed in
@@ -53,16 +54,20 @@ final class ChannelTransport: Sendable {
     /// once its head arrived.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
-        settings: HostTLSSettings,
+        settings: HostTLSSettings?,
         configuration: TransportConfiguration,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let start = ContinuousClock.now
+        var request = request
+        request.headers = request.headers.insideTunnel(of: configuration.proxy)
         guard let host = request.url.host, !host.isEmpty else {
-            throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) has no host; give an absolute https URL.", url: request.url)
+            throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) has no host; give an absolute http or https URL.", url: request.url)
         }
-        let key = ChannelPool.Key(host: HostPattern.normalized(host), port: request.url.port ?? 443, settings: settings, proxy: configuration.proxy)
+        let key = ChannelPool.Key(
+            host: HostPattern.normalized(host), port: request.url.port ?? (settings == nil ? 80 : 443), settings: settings, proxy: configuration.proxy
+        )
         // A kept-alive connection the server closed just as it was reused fails here as a
         // connection failure before any of the response; the client's hop loop sends a
         // request that is safe to send again once more, as it does on every transport.

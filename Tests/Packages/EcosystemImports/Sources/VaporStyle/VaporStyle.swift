@@ -143,6 +143,7 @@ private typealias UnqualifiedPrintableText = PrintableText
 private typealias UnqualifiedPropertyListFormat = PropertyListFormat
 private typealias UnqualifiedProxy = Proxy
 private typealias UnqualifiedProxyEnvironment = ProxyEnvironment
+private typealias UnqualifiedSOCKSProxy = SOCKSProxy
 private typealias UnqualifiedPublicSuffixList = PublicSuffixList
 private typealias UnqualifiedQueueConfiguration = QueueConfiguration
 private typealias UnqualifiedQueueCredentialSource = QueueCredentialSource

@@ -261,14 +261,22 @@ extension Samples {
 
     /// Sources/Courier/Courier.docc/CookiesAndProxies.md, sample 6
     static func cookiesAndProxies6(_ context: SampleContext) async throws {
+        var configuration = context.configuration
+        _ = configuration
+        configuration.proxy = try Proxy(url: URL(string: "socks5h://ada:s3cret@gateway.internal:1080")!)
+        // or: Proxy(host: "gateway.internal", port: 1080, user: "ada", password: "s3cret", kind: .socks5h)
+    }
+
+    /// Sources/Courier/Courier.docc/CookiesAndProxies.md, sample 7
+    static func cookiesAndProxies7(_ context: SampleContext) async throws {
         var configuration = ClientConfiguration()
         configuration.proxyEnvironment = .current
         // or a dictionary of its own:
         configuration.proxyEnvironment = ProxyEnvironment(["https_proxy": "http://proxy.internal:3128", "no_proxy": "localhost,10.0.0.0/8"])
     }
 
-    /// Sources/Courier/Courier.docc/CookiesAndProxies.md, sample 7
-    static func cookiesAndProxies7(_ context: SampleContext) async throws {
+    /// Sources/Courier/Courier.docc/CookiesAndProxies.md, sample 8
+    static func cookiesAndProxies8(_ context: SampleContext) async throws {
         var configuration = context.configuration
         _ = configuration
         configuration.sensitiveHeaders = ["X-Api-Key"]
@@ -851,6 +859,13 @@ extension Samples {
         var configuration = ClientConfiguration()
         configuration.proxy = Proxy(host: "proxy.internal", port: 3128, user: "ada", password: "s3cret")
         // or: configuration.proxy = try Proxy(url: URL(string: "http://ada:s3cret@proxy.internal:3128")!)
+    }
+
+    /// Sources/Courier/Proxies/Proxy.swift, sample 2
+    static func proxy2(_ context: SampleContext) async throws {
+        var configuration = context.configuration
+        _ = configuration
+        configuration.proxy = try Proxy(url: URL(string: "socks5h://ada:s3cret@gateway.internal:1080")!)
     }
 
     /// Sources/Courier/Proxies/ProxyEnvironment.swift, sample 1

@@ -3,6 +3,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// A small in-process HTTP forward proxy, for tests.
 ///
@@ -47,11 +48,14 @@ public final class ForwardProxy: Sendable {
         self.log = log
     }
 
-    /// Starts a proxy on `127.0.0.1`, port 0; with `credentials`, it requires them.
-    public static func start(credentials: Credentials? = nil) async throws -> ForwardProxy {
+    /// Starts a proxy on `127.0.0.1`, port 0; with `credentials`, it requires them; with
+    /// `tls`, it is spoken to over TLS (an `https://` proxy), presenting that chain.
+    public static func start(credentials: Credentials? = nil, tls: TestServerTLS? = nil) async throws -> ForwardProxy {
         let log = ProxyLog()
         let expected = credentials?.expectedHeader
+        let context = try tls?.makeContext()
         let listener = try await LoopbackListener.bind { pipeline in
+            if let context { try pipeline.addHandler(NIOSSLServerHandler(context: context)) }
             try pipeline.addHandler(ProxyFrontHandler(log: log, expectedAuthorization: expected))
         }
         return ForwardProxy(listener: listener, log: log)
@@ -61,9 +65,10 @@ public final class ForwardProxy: Sendable {
     /// `body` returned or threw.
     public static func withProxy<Result>(
         credentials: Credentials? = nil,
+        tls: TestServerTLS? = nil,
         _ body: (ForwardProxy) async throws -> Result
     ) async throws -> Result {
-        try await scoped(try await ForwardProxy.start(credentials: credentials), shutdown: { try await $0.shutdown() }, body)
+        try await scoped(try await ForwardProxy.start(credentials: credentials, tls: tls), shutdown: { try await $0.shutdown() }, body)
     }
 
     /// Every request head received (CONNECT and absolute-form), in arrival order.

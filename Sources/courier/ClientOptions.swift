@@ -67,7 +67,7 @@ struct ClientOptions: ParsableArguments {
     @Option(
         name: [.customShort("x"), .long],
         help:
-            "A proxy, http://[USER:PASSWORD@]HOST[:PORT] (CONNECT tunnels), or socks5:// or socks5h:// (SOCKS5; socks5h lets the proxy resolve names); port 1080 by default; the user and password go to the proxy only. Without it, the proxies http_proxy, https_proxy and all_proxy name are used, as curl reads them; --proxy '' uses none."
+            "A proxy, http://[USER:PASSWORD@]HOST[:PORT] (CONNECT tunnels; https:// speaks TLS to the proxy, checked as a server is), or socks5:// or socks5h:// (SOCKS5; socks5h lets the proxy resolve names); port 1080 by default; the user and password go to the proxy only. Without it, the proxies http_proxy, https_proxy and all_proxy name are used, as curl reads them; --proxy '' uses none."
     )
     var proxy: String?
 

@@ -52,7 +52,7 @@ struct FailureMessage {
             // says which, and what is wrong with it.
             guard let proxy else { return "the proxy for \(server) failed: \(error.message)" }
             // A SOCKS5 proxy's refusal says which step failed, and with what reply.
-            if error.proxy?.kind.isSOCKS == true { return "the SOCKS5 proxy \(proxy) failed for \(server): \(error.message)" }
+            if error.proxy?.kind.isSOCKS == true { return error.message.prefix(1).lowercased() + error.message.dropFirst() }
             return "the proxy \(proxy) refused to open a tunnel to \(server), or refused its credentials (check the user and password of --proxy, and that the proxy allows CONNECT to that port)"
         case .malformedResponse:
             return "\(server) sent a response that breaks HTTP's rules (status line, header, chunk or length), so it cannot be read safely (check that the server speaks HTTP/1.1 on that port)"
@@ -112,7 +112,8 @@ struct FailureMessage {
     }
 
     private var tls: String {
-        let host = server
+        // A proxy spoken to over TLS (https://) whose certificate failed: the proxy is named.
+        let host = error.proxy.map { "the proxy \($0.host):\($0.port)" } ?? server
         switch error.tlsFailure {
         case .wrongHost?:
             return "the certificate of \(host) was issued for another name (use a URL with a name the certificate covers, or have the certificate fixed)"

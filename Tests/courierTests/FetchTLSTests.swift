@@ -38,6 +38,23 @@ struct FetchTLSTests {
         }
     }
 
+    @Test func anHTTPSProxyIsCheckedAsAServerIs() async throws {
+        let files = try Files()
+        defer { files.remove() }
+        try await TestServer.withServer { server in
+            try await ForwardProxy.withProxy(tls: TestServerTLS(chain: [files.server])) { proxy in
+                let url = server.url("/get").absoluteString
+                let trusted = await courier("fetch", "--connect-timeout", "120", url, "--proxy", "https://127.0.0.1:\(proxy.port)", "--cacert", files.caFile)
+                #expect(trusted.status == 0, "\(trusted.stderr)")
+                #expect(proxy.tunnels == 1)
+                let refused = await courier("fetch", url, "--proxy", "https://127.0.0.1:\(proxy.port)")
+                #expect(refused.status == 60)
+                #expect(refused.stderr.contains("the certificate of the proxy 127.0.0.1:\(proxy.port)"), "\(refused.stderr)")
+                #expect(server.receivedRequests.count == 1)
+            }
+        }
+    }
+
     @Test func aLegacyServerIsRefusedUnlessTheFloorIsLoweredByName() async throws {
         let files = try Files()
         defer { files.remove() }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A proxy that requests go through: an HTTP proxy, or a SOCKS5 proxy (see ``Kind``).
+/// A proxy that requests go through: an HTTP proxy, in plain text or over TLS, or a SOCKS5
+/// proxy (see ``Kind``).
 ///
 /// Through an HTTP proxy, the default transport opens each connection with `CONNECT host:port` to the proxy and
 /// speaks to the origin inside that tunnel, for https and plain http URLs alike (that is what
@@ -35,13 +36,17 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
 
         /// An HTTP proxy, which opens tunnels with `CONNECT`.
         public static let http = Kind("http")
+        /// An HTTP proxy spoken to over TLS: its certificate is checked as an https origin's
+        /// would be (under the client's TLS policy for the proxy's host), then `CONNECT` opens
+        /// the tunnel inside that connection, and TLS to an https origin runs inside the tunnel.
+        public static let https = Kind("https")
         /// A SOCKS5 proxy that is sent the origin's address, its name resolved here.
         public static let socks5 = Kind("socks5")
         /// A SOCKS5 proxy that is sent the origin's name and resolves it itself.
         public static let socks5h = Kind("socks5h")
 
         /// Whether the proxy speaks SOCKS5.
-        public var isSOCKS: Bool { self != .http }
+        public var isSOCKS: Bool { self == .socks5 || self == .socks5h }
 
         /// The URL scheme that names it, e.g. `socks5h`.
         public var description: String { scheme }
@@ -50,6 +55,7 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         init?(scheme: String) {
             switch scheme.lowercased() {
             case "http": self = .http
+            case "https": self = .https
             case "socks5": self = .socks5
             case "socks5h": self = .socks5h
             default: return nil
@@ -95,13 +101,13 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// `socks5h://gateway.internal`; the scheme is its ``kind``, the user name and password,
     /// percent-decoded, its ``credentials``; the port is ``defaultPort`` when the URL has none.
     ///
-    /// - Throws: ``CourierError/Kind/invalidURL`` for a URL that is not `http`, `socks5` or
-    ///   `socks5h` with a host.
+    /// - Throws: ``CourierError/Kind/invalidURL`` for a URL that is not `http`, `https`,
+    ///   `socks5` or `socks5h` with a host.
     public init(url: URL) throws(CourierError) {
         guard let kind = url.scheme.flatMap(Kind.init(scheme:)), let host = url.host(percentEncoded: false), !host.isEmpty else {
             throw CourierError(
                 .invalidURL,
-                "The proxy URL \(Proxy.withoutCredentials(url)) is not an http, socks5 or socks5h URL with a host; write it as http://[user:password@]host[:port] (or socks5h://…)."
+                "The proxy URL \(Proxy.withoutCredentials(url)) is not an http, https, socks5 or socks5h URL with a host; write it as http://[user:password@]host[:port] (or https://, socks5h://…)."
             )
         }
         self.kind = kind
@@ -112,10 +118,10 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `host:port`, with the user name but never the password; SOCKS proxies with their
-    /// scheme first (`socks5h://host:port`).
+    /// `host:port`, with the user name but never the password; proxies other than plain
+    /// HTTP ones with their scheme first (`socks5h://host:port`).
     public var description: String {
-        "\(kind.isSOCKS ? "\(kind)://" : "")\(credentials.map { "\($0.user)@" } ?? "")\(host):\(port)"
+        "\(kind != .http ? "\(kind)://" : "")\(credentials.map { "\($0.user)@" } ?? "")\(host):\(port)"
     }
 
     /// The URL's text without its user name and password, for messages.

@@ -72,7 +72,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
         guard Proxy.Kind(scheme: scheme) != nil else {
             throw CourierError(
                 .proxy,
-                "The environment names a \(scheme) proxy for \(variable) (or all_proxy), which Courier does not speak; name an http://, socks5:// or socks5h:// proxy, or list the host in NO_PROXY."
+                "The environment names a \(scheme) proxy for \(variable) (or all_proxy), which Courier does not speak; name an http://, https://, socks5:// or socks5h:// proxy, or list the host in NO_PROXY."
             )
         }
         do {

@@ -27,8 +27,8 @@ final class RoutingTransport: Transport {
 
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         switch try route(for: request) {
-        case .channels(let settings, let configuration):
-            return try await secured.send(request, settings: settings, configuration: configuration, deadline: deadline)
+        case .channels(let settings, let configuration, let proxySettings):
+            return try await secured.send(request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline)
         case .standard(let settings, let tls):
             do {
                 return try await standard.send(request, deadline: deadline, tls: tls)
@@ -44,8 +44,10 @@ final class RoutingTransport: Transport {
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         switch try route(for: request) {
-        case .channels(let settings, let configuration):
-            return try await secured.stream(request, settings: settings, configuration: configuration, deadline: deadline, body: body)
+        case .channels(let settings, let configuration, let proxySettings):
+            return try await secured.stream(
+                request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline, body: body
+            )
         case .standard(let settings, let tls):
             do {
                 return try await standard.stream(request, deadline: deadline, tls: tls, body: body)
@@ -65,8 +67,9 @@ final class RoutingTransport: Transport {
         /// AsyncHTTPClient, with the host's TLS configuration when it has settings of its own.
         case standard(HostTLSSettings?, TLSConfiguration?)
         /// Courier's own verified connections, under the host's TLS settings (`nil` for a
-        /// plain http origin) and the request's transport configuration.
-        case channels(HostTLSSettings?, TransportConfiguration)
+        /// plain http origin), the request's transport configuration, and the TLS settings of
+        /// its proxy's host for a proxy spoken to over TLS.
+        case channels(HostTLSSettings?, TransportConfiguration, HostTLSSettings?)
     }
 
     /// The route of `request`, under its own TLS policy or else the client's; both go through
@@ -76,24 +79,40 @@ final class RoutingTransport: Transport {
         let policy = request.connection.tls ?? policy
         let configuration = standard.configuration
         // Only a request that may have a proxy has its settings applied here.
+        var applied: TransportConfiguration?
         if request.connection.proxy != nil || configuration.proxy != nil || configuration.proxyEnvironment != nil {
-            let applied = try configuration.applying(request.connection, to: request.url)
-            if let proxy = applied.proxy, proxy.kind.isSOCKS {
-                return .channels(try settings(for: request.url, under: policy, minimum: applied.minimumTLSVersion), applied)
+            let own = try configuration.applying(request.connection, to: request.url)
+            applied = own
+            // AsyncHTTPClient speaks to HTTP proxies only in plain text, without SOCKS.
+            if let proxy = own.proxy, proxy.kind != .http {
+                let minimum = own.minimumTLSVersion
+                return .channels(
+                    try settings(for: request.url, under: policy, minimum: minimum), own,
+                    proxy.kind == .https ? try settings(forHost: proxy.host, under: policy, minimum: minimum) : nil
+                )
             }
         }
         switch try route(for: request.url, under: policy) {
-        case .pinned(let settings): return .channels(settings, try configuration.applying(request.connection, to: request.url))
+        case .pinned(let settings):
+            if let applied { return .channels(settings, applied, nil) }
+            return .channels(settings, try configuration.applying(request.connection, to: request.url), nil)
         case .standard(let settings, let tls): return .standard(settings, tls)
         }
     }
 
-    /// The TLS settings of a request through a SOCKS5 proxy: the host's own, or the defaults
-    /// (the system's roots, the minimum version) for an https URL; `nil` for http.
+    /// The TLS settings of a request on the client's own connections because of its proxy:
+    /// the host's own, or the defaults (the system's roots, the minimum version) for an https
+    /// URL; `nil` for http.
     private func settings(for url: URL, under policy: TLSPolicy, minimum: MinimumTLSVersion) throws(CourierError) -> HostTLSSettings? {
-        guard url.scheme?.lowercased() == "https" else { return nil }
-        if let host = url.host, let own = policy.settings(for: host, at: Date(), standardMinimum: minimum) { return own }
-        return HostTLSSettings(trustRoots: .system, pins: nil, identity: nil, minimumVersion: minimum)
+        guard url.scheme?.lowercased() == "https", let host = url.host else { return nil }
+        return try settings(forHost: host, under: policy, minimum: minimum)
+    }
+
+    /// The TLS settings `policy` gives `host` (its roots, pins and client certificate), or the
+    /// defaults.
+    private func settings(forHost host: String, under policy: TLSPolicy, minimum: MinimumTLSVersion) throws(CourierError) -> HostTLSSettings {
+        policy.settings(for: host, at: Date(), standardMinimum: minimum)
+            ?? HostTLSSettings(trustRoots: .system, pins: nil, identity: nil, minimumVersion: minimum)
     }
 
     /// Where a URL goes under a TLS policy, proxies aside.

@@ -141,7 +141,7 @@ struct ProxyIntegrationTests {
         #expect(proxy.credentials == Proxy.Credentials(user: "ada", password: "p@ss:word"))
         #expect(proxy.description == "ada@proxy.example:3128")
         #expect(try Proxy(url: URL(string: "http://proxy.example")!).port == Proxy.defaultPort)
-        let error = UnitSupport.error { try Proxy(url: URL(string: "https://u:secret@proxy.example")!) }
+        let error = UnitSupport.error { try Proxy(url: URL(string: "ftp://u:secret@proxy.example")!) }
         #expect(error?.kind == .invalidURL)
         #expect(error?.message.contains("secret") == false)
     }

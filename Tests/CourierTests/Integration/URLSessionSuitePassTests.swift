@@ -19,6 +19,7 @@ struct URLSessionSuitePassTests {
         "TLSVersionFloorTests", "VerifiedConnectionTests", "TLSOverHTTP2Tests", "TrailersOnTLSRoadsTests",
         // A proxy: refused.
         "ProxyIntegrationTests", "ProxyEnvironmentIntegrationTests", "ProxyFailureTests", "SecretRedactionTests", "SOCKSProxyTests",
+        "HTTPSProxyTests",
         // A connect timeout, proxy or TLS policy per request: refused (checked by the suite itself).
         "ConnectionOverridesTests",
         // AsyncHTTPClient's event loops, its HTTP/1.0 and TLS channel versions, sendfile.

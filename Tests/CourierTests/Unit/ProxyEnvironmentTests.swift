@@ -110,7 +110,7 @@ struct ProxyEnvironmentTests {
         #expect(proxy?.port == 1080)
     }
 
-    @Test("a proxy that cannot be used fails the request instead of being gone around", arguments: ["socks4://proxy:1080", "https://proxy:443", "http://", "socks5h://"])
+    @Test("a proxy that cannot be used fails the request instead of being gone around", arguments: ["socks4://proxy:1080", "ftp://proxy:21", "http://", "socks5h://"])
     func unusable(written: String) {
         let error = #expect(throws: CourierError.self) { try ProxyEnvironment(["https_proxy": written]).proxy(for: https) }
         #expect(error?.kind == .proxy)

@@ -153,12 +153,12 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     func makeRequest(
         _ request: CourierHTTPRequest, tls: TLSConfiguration?, proxy: Proxy?, exchange: ExchangeRelay.Opened
     ) throws(CourierError) -> (HTTPClient.Request, SentRegions?) {
-        if let proxy, proxy.kind.isSOCKS {
+        if let proxy, proxy.kind != .http {
             // A client's own transport routes these to its own connections; this transport,
-            // used alone, would otherwise speak HTTP to a SOCKS5 proxy.
+            // used alone, would otherwise speak plain HTTP to a SOCKS5 or TLS proxy.
             var error = CourierError(
                 .invalidConfiguration,
-                "CourierAsyncHTTPClientTransport cannot go through the SOCKS5 proxy \(proxy); give the proxy to a CourierClient made without a transport of its own, which speaks SOCKS5.",
+                "CourierAsyncHTTPClientTransport cannot go through the proxy \(proxy); give the proxy to a CourierClient made without a transport of its own, which speaks SOCKS5 and TLS to proxies.",
                 url: request.url
             )
             error.requestMayHaveBeenSent = false

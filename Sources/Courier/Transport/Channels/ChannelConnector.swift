@@ -20,7 +20,14 @@ final class ChannelConnector: Sendable {
         let evaluator: TrustEvaluator
     }
 
-    private let prepared = NIOLockedValueBox<[HostTLSSettings: Prepared]>([:])
+    /// Settings and the protocols offered by ALPN: an origin's (HTTP/2 and HTTP/1.1) or a
+    /// proxy's (HTTP/1.1).
+    private struct PreparedKey: Hashable {
+        let settings: HostTLSSettings
+        let protocols: [String]
+    }
+
+    private let prepared = NIOLockedValueBox<[PreparedKey: Prepared]>([:])
     private let group: any EventLoopGroup
 
     init(group: any EventLoopGroup) {
@@ -35,10 +42,13 @@ final class ChannelConnector: Sendable {
     /// the attempt with a ``CourierError/Kind/timeout`` then. Cancelling the task closes the
     /// connection being made.
     func connect(
-        host: String, port: Int, settings: HostTLSSettings?, proxy: Proxy?, connectTimeout: Duration,
+        host: String, port: Int, settings: HostTLSSettings?, proxy: Proxy?, proxySettings: HostTLSSettings? = nil, connectTimeout: Duration,
         deadline: ContinuousClock.Instant? = nil
     ) async throws -> Connection {
         let prepared = try settings.map { settings throws(CourierError) in try prepare(settings) }
+        // A proxy spoken to over TLS is checked as an origin would be; it speaks HTTP/1.1.
+        let proxyPrepared = try proxySettings.map { settings throws(CourierError) in try prepare(settings, protocols: ["http/1.1"]) }
+        let proxyRejection = NIOLockedValueBox<TLSFailure?>(nil)
         let limit = ConnectLimit(connectTimeout: connectTimeout, deadline: deadline)
         let socks: SOCKS5Handshake? =
             if let proxy, proxy.kind.isSOCKS { try await ChannelConnector.handshake(to: host, port: port, through: proxy) } else { nil }
@@ -85,6 +95,16 @@ final class ChannelConnector: Sendable {
                     if let socks {
                         return try channel.pipeline.syncOperations.addHandler(TunnelHandler(socks, deadline: limit.end, next: secure, failure: failure))
                     }
+                    if let proxyPrepared {
+                        let proxyName = HostPattern.normalized(proxy.host)
+                        try channel.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(
+                                context: proxyPrepared.context, serverHostname: TrustEvaluator.isAddress(proxyName) ? nil : proxyName,
+                                customVerificationCallbackWithMetadata: ChannelConnector.verification(
+                                    proxyPrepared.evaluator, host: proxyName, rejection: proxyRejection
+                                )
+                            ))
+                    }
                     let connect = HTTPConnectNegotiation(host: name, port: port, proxy: proxy)
                     try channel.pipeline.syncOperations.addHandler(TunnelHandler(connect, deadline: limit.end, next: secure, failure: failure))
                 }
@@ -128,6 +148,13 @@ final class ChannelConnector: Sendable {
             throw refusal.error(host: host, port: port, proxy: proxy)
         } catch {
             if Task.isCancelled { throw CancellationError() }
+            if let proxy, let reason = proxyRejection.withLockedValue({ $0 }) {
+                var failure = reason.error("The proxy \(proxy.host):\(proxy.port) spoken to over TLS: " + reason.message(host: proxy.host))
+                failure.underlyingError = error
+                failure.requestMayHaveBeenSent = false
+                failure.proxy = proxy
+                throw failure
+            }
             guard let reason = rejection.withLockedValue({ $0 }) else {
                 // Whatever NIO reports for an attempt cut off at the limit, it ran out of time.
                 if limit.hasPassed { throw limit.error(error, host: host) }
@@ -192,13 +219,14 @@ final class ChannelConnector: Sendable {
     }
 
     /// The NIOSSL context and evaluator of `settings`, made once per distinct settings.
-    private func prepare(_ settings: HostTLSSettings) throws(CourierError) -> Prepared {
-        let (made, count) = prepared.withLockedValue { ($0[settings], $0.count) }
+    private func prepare(_ settings: HostTLSSettings, protocols: [String] = ["h2", "http/1.1"]) throws(CourierError) -> Prepared {
+        let key = PreparedKey(settings: settings, protocols: protocols)
+        let (made, count) = prepared.withLockedValue { ($0[key], $0.count) }
         if let made { return made }
         if count >= HostTLSSettings.maximumDistinct { throw HostTLSSettings.tooMany() }
         var tls = settings.minimumVersion.clientConfiguration()
         tls.certificateVerification = .fullVerification
-        tls.applicationProtocols = ["h2", "http/1.1"]
+        tls.applicationProtocols = protocols
         if let identity = settings.identity {
             let (chain, key) = try ChannelConnector.load(identity)
             tls.certificateChain = chain.map { .certificate($0) }
@@ -211,7 +239,7 @@ final class ChannelConnector: Sendable {
             throw TLSFailure.unusableMaterial.error("The TLS settings could not be applied (\(error)); check the client certificate and its key.")
         }
         let ready = Prepared(context: context, evaluator: try TrustEvaluator(settings: settings))
-        prepared.withLockedValue { $0[settings] = ready }
+        prepared.withLockedValue { $0[key] = ready }
         return ready
     }
 

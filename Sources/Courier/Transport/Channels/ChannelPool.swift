@@ -16,6 +16,8 @@ final class ChannelPool: Sendable {
         var settings: HostTLSSettings?
         /// The proxy whose tunnel the connection goes through, if any.
         var proxy: Proxy?
+        /// The TLS settings of the proxy's host, for a proxy spoken to over TLS.
+        var proxySettings: HostTLSSettings? = nil
     }
 
     private struct Idle {

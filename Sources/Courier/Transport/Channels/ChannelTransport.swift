@@ -28,10 +28,11 @@ final class ChannelTransport: Sendable {
     /// Sends `request` under `settings` (`nil` for a plain http origin) and `configuration`
     /// (the request's own, its overrides applied) and collects its response.
     func send(
-        _ request: CourierHTTPRequest, settings: HostTLSSettings?, configuration: TransportConfiguration, deadline: ContinuousClock.Instant?
+        _ request: CourierHTTPRequest, settings: HostTLSSettings?, proxySettings: HostTLSSettings? = nil, configuration: TransportConfiguration,
+        deadline: ContinuousClock.Instant?
     ) async throws -> CourierResponse {
         let limit = request.maximumBodySize
-        return try await stream(request, settings: settings, configuration: configuration, deadline: deadline) { streamed in
+        return try await stream(request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline) { streamed in
             var response = streamed.head
             if let length = response.headers["Content-Length"].flatMap(Int.init), length > limit,
                 response.headers["Content-Encoding"] == nil
@@ -55,6 +56,7 @@ final class ChannelTransport: Sendable {
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
         settings: HostTLSSettings?,
+        proxySettings: HostTLSSettings? = nil,
         configuration: TransportConfiguration,
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
@@ -66,7 +68,8 @@ final class ChannelTransport: Sendable {
             throw CourierError(.invalidURL, "The URL \(request.url.absoluteString) has no host; give an absolute http or https URL.", url: request.url)
         }
         let key = ChannelPool.Key(
-            host: HostPattern.normalized(host), port: request.url.port ?? (settings == nil ? 80 : 443), settings: settings, proxy: configuration.proxy
+            host: HostPattern.normalized(host), port: request.url.port ?? (settings == nil ? 80 : 443), settings: settings, proxy: configuration.proxy,
+            proxySettings: proxySettings
         )
         // A kept-alive connection the server closed just as it was reused fails here as a
         // connection failure before any of the response; the client's hop loop sends a
@@ -109,7 +112,8 @@ final class ChannelTransport: Sendable {
         if let idle = try pool.take(key) { return idle }
         do {
             let connection = try await connector.connect(
-                host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, connectTimeout: connectTimeout, deadline: deadline
+                host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, proxySettings: key.proxySettings, connectTimeout: connectTimeout,
+                deadline: deadline
             )
             try pool.opened(connection, key: key)
             return connection

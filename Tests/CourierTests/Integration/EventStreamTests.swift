@@ -215,6 +215,22 @@ struct EventStreamTests {
         }
     }
 
+    @Test("a thousand events cut into 7-byte pieces, across drops, arrive in order, each once; each reconnection names the last whole event")
+    func manyEventsInOrder() async throws {
+        try await withServer { server in
+            try await withClient(server, configure: { $0.clock = RecordingClock() }) { client in
+                let events = try await Self.all(client.events(CourierRequest<Void>(path: "/events?count=1000&chunk=7&drop-after=250&retry=0")))
+                #expect(try Self.numbers(events) == Array(1...1000))
+                // Wherever the connections dropped, each reconnection carried on after the last
+                // whole event, and the last one heard that there is no more.
+                let resumedAfter = server.receivedRequests.compactMap { $0.header("Last-Event-ID").flatMap(Int.init) }
+                #expect(resumedAfter == resumedAfter.sorted() && Set(resumedAfter).count == resumedAfter.count, "\(resumedAfter)")
+                #expect(resumedAfter.last == 1000)
+                #expect(server.receivedRequests.count == resumedAfter.count + 1)
+            }
+        }
+    }
+
     @Test("breaking out of the loop closes the connection; the events already read are the ones delivered")
     func breakingOut() async throws {
         try await withServer { server in

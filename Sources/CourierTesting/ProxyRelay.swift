@@ -13,8 +13,8 @@ final class ProxyFrontHandler: ChannelInboundHandler {
 
     private enum State {
         case readingHead(ByteBuffer)
-        case connecting(pending: [ByteBuffer])
-        case relaying(any Channel)
+        /// The origin's side is the relay's.
+        case relayed
         case closed
     }
 
@@ -24,6 +24,7 @@ final class ProxyFrontHandler: ChannelInboundHandler {
     private let log: ProxyLog
     private let expectedAuthorization: String?
     private var state = State.readingHead(ByteBuffer())
+    private let relay = OriginRelay()
 
     init(log: ProxyLog, expectedAuthorization: String?) {
         self.log = log
@@ -44,18 +45,15 @@ final class ProxyFrontHandler: ChannelInboundHandler {
             let text = String(decoding: bytes[bytes.startIndex..<end], as: UTF8.self)
             head.moveReaderIndex(to: head.readerIndex + (end - bytes.startIndex) + 4)
             handle(head: text, rest: head, context: context)
-        case .connecting(var pending):
-            pending.append(buffer)
-            state = .connecting(pending: pending)
-        case .relaying(let origin):
-            origin.writeAndFlush(buffer, promise: nil)
+        case .relayed:
+            relay.forward(buffer)
         case .closed:
             break
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if case .relaying(let origin) = state { origin.close(promise: nil) }
+        relay.close()
         state = .closed
         context.fireChannelInactive()
     }
@@ -105,29 +103,14 @@ final class ProxyFrontHandler: ChannelInboundHandler {
     /// Opens the origin connection; then writes `established` back (for CONNECT), sends
     /// `first` and `rest` and everything read meanwhile to the origin, and starts relaying.
     private func connect(context: ChannelHandlerContext, host: String, port: Int, first: ByteBuffer?, rest: ByteBuffer, established: String?) {
-        state = .connecting(pending: rest.readableBytes > 0 ? [rest] : [])
-        let front = context.channel
-        let connection = ClientBootstrap(group: context.eventLoop)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ProxyBackHandler(front: front))
-                }
-            }
-            .connect(host: host, port: port)
-        connection.assumeIsolated().whenComplete { result in
-            guard case .connecting(let pending) = self.state else {
-                if case .success(let origin) = result { origin.close(promise: nil) }
-                return
-            }
+        state = .relayed
+        relay.open(host: host, port: port, from: context.channel, pending: rest.readableBytes > 0 ? [rest] : []) { result in
             switch result {
             case .failure:
                 self.answer(context, "502 Bad Gateway")
             case .success(let origin):
                 if let established { context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: established)), promise: nil) }
                 if let first { origin.write(first, promise: nil) }
-                for piece in pending { origin.write(piece, promise: nil) }
-                origin.flush()
-                self.state = .relaying(origin)
             }
         }
     }
@@ -135,6 +118,7 @@ final class ProxyFrontHandler: ChannelInboundHandler {
     /// Writes a short response and closes the connection.
     private func answer(_ context: ChannelHandlerContext, _ status: String, extra: String = "") {
         state = .closed
+        relay.close()
         let text = "HTTP/1.1 \(status)\r\n\(extra)Content-Length: 0\r\nConnection: close\r\n\r\n"
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
@@ -165,6 +149,71 @@ final class ProxyFrontHandler: ChannelInboundHandler {
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         return host.isEmpty ? nil : (String(host), port)
+    }
+}
+
+/// The origin's side of a test proxy's connection, once the proxy knows where to go: opens
+/// the connection, holds what the client sends meanwhile, then relays both ways until either
+/// side closes. ``ForwardProxy`` and ``SOCKSProxy`` use it; confined to the client
+/// connection's event loop.
+final class OriginRelay {
+    private enum State {
+        case idle
+        case connecting(pending: [ByteBuffer])
+        case relaying(any Channel)
+        case closed
+    }
+
+    private var state = State.idle
+
+    /// Connects to `host`:`port` on `front`'s loop, with `pending` to send first. `opened` is
+    /// told the outcome before anything is relayed, so that it can answer the client and
+    /// write ahead of `pending`; after a failure nothing is relayed.
+    func open(
+        host: String, port: Int, from front: any Channel, pending: [ByteBuffer],
+        opened: @escaping (Result<any Channel, any Error>) -> Void
+    ) {
+        state = .connecting(pending: pending)
+        let connection = ClientBootstrap(group: front.eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ProxyBackHandler(front: front))
+                }
+            }
+            .connect(host: host, port: port)
+        connection.assumeIsolated().whenComplete { result in
+            guard case .connecting(let pending) = self.state else {
+                if case .success(let origin) = result { origin.close(promise: nil) }
+                return
+            }
+            opened(result)
+            guard case .success(let origin) = result else {
+                self.state = .closed
+                return
+            }
+            for piece in pending { origin.write(piece, promise: nil) }
+            origin.flush()
+            self.state = .relaying(origin)
+        }
+    }
+
+    /// Bytes from the client: held while connecting, relayed once connected.
+    func forward(_ buffer: ByteBuffer) {
+        switch state {
+        case .connecting(var pending):
+            pending.append(buffer)
+            state = .connecting(pending: pending)
+        case .relaying(let origin):
+            origin.writeAndFlush(buffer, promise: nil)
+        case .idle, .closed:
+            break
+        }
+    }
+
+    /// The client is gone: the origin's connection is closed.
+    func close() {
+        if case .relaying(let origin) = state { origin.close(promise: nil) }
+        state = .closed
     }
 }
 

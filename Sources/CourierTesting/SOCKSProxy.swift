@@ -89,14 +89,15 @@ final class SOCKSFrontHandler: ChannelInboundHandler {
 
     private enum State {
         case greeting, authentication, request
-        case connecting(pending: [ByteBuffer])
-        case relaying(any Channel)
+        /// The origin's side is the relay's.
+        case relayed
         case closed
     }
 
     private let log: NIOLockedValueBox<SOCKSProxy.Log>
     private let credentials: ForwardProxy.Credentials?
     private var state = State.greeting
+    private let relay = OriginRelay()
     private var received: [UInt8] = []
     private var user: String?
     private var password: String?
@@ -109,12 +110,8 @@ final class SOCKSFrontHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         switch state {
-        case .connecting(var pending):
-            pending.append(buffer)
-            state = .connecting(pending: pending)
-            return
-        case .relaying(let origin):
-            origin.writeAndFlush(buffer, promise: nil)
+        case .relayed:
+            relay.forward(buffer)
             return
         case .closed:
             return
@@ -183,36 +180,21 @@ final class SOCKSFrontHandler: ChannelInboundHandler {
             received = []
             connect(context: context, tunnel: tunnel, rest: rest)
             return false
-        case .connecting, .relaying, .closed:
+        case .relayed, .closed:
             return false
         }
     }
 
     /// Connects to the target, answers the client, and starts relaying.
     private func connect(context: ChannelHandlerContext, tunnel: SOCKSProxy.Tunnel, rest: [UInt8]) {
-        state = .connecting(pending: rest.isEmpty ? [] : [ByteBuffer(bytes: rest)])
-        let front = context.channel
-        let connection = ClientBootstrap(group: context.eventLoop)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ProxyBackHandler(front: front))
-                }
-            }
-            .connect(host: tunnel.host, port: tunnel.port)
-        connection.assumeIsolated().whenComplete { result in
-            guard case .connecting(let pending) = self.state else {
-                if case .success(let origin) = result { origin.close(promise: nil) }
-                return
-            }
+        state = .relayed
+        relay.open(host: tunnel.host, port: tunnel.port, from: context.channel, pending: rest.isEmpty ? [] : [ByteBuffer(bytes: rest)]) { result in
             switch result {
             case .failure:
                 _ = self.refuse(context, [5, 5, 0, 1, 0, 0, 0, 0, 0, 0], counted: false)
-            case .success(let origin):
+            case .success:
                 self.log.withLockedValue { $0.tunnels.append(tunnel) }
                 self.send(context, [5, 0, 0, 1, 127, 0, 0, 1, 0, 0])
-                for piece in pending { origin.write(piece, promise: nil) }
-                origin.flush()
-                self.state = .relaying(origin)
             }
         }
     }
@@ -224,6 +206,7 @@ final class SOCKSFrontHandler: ChannelInboundHandler {
     /// Answers `bytes` (if any), closes the connection; `false`, to stop reading.
     private func refuse(_ context: ChannelHandlerContext, _ bytes: [UInt8], counted: Bool = true) -> Bool {
         state = .closed
+        relay.close()
         if counted { log.withLockedValue { $0.refused += 1 } }
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
@@ -232,7 +215,7 @@ final class SOCKSFrontHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if case .relaying(let origin) = state { origin.close(promise: nil) }
+        relay.close()
         state = .closed
         context.fireChannelInactive()
     }

@@ -50,6 +50,19 @@ struct EventStreamTests {
         }
     }
 
+    @Test("a drop after hundreds of events sent at once resumes after exactly the last whole event the server sent")
+    func resumesAfterTheLastEventSent() async throws {
+        try await withServer { server in
+            try await withClient(server, configure: { $0.clock = RecordingClock() }) { client in
+                // Each connection writes 250 events and half of the next at once, then drops.
+                let events = try await Self.all(client.events(CourierRequest<Void>(path: "/events?count=600&drop-after=250&retry=0")))
+                #expect(try Self.numbers(events) == Array(1...600))
+                let requests = server.receivedRequests.filter { $0.uri.hasPrefix("/events") }
+                #expect(requests.map { $0.header("Last-Event-ID") } == [nil, "250", "500", "600"])
+            }
+        }
+    }
+
     @Test("a stream silent past the read timeout is dropped and resumed after the last whole event")
     func silenceReconnects() async throws {
         try await withServer { server in

@@ -19,6 +19,7 @@ struct URLSessionSuitePassTests {
         "TLSVersionFloorTests", "VerifiedConnectionTests", "TLSOverHTTP2Tests", "TrailersOnTLSRoadsTests",
         // A proxy: refused.
         "ProxyIntegrationTests", "ProxyEnvironmentIntegrationTests", "ProxyFailureTests", "SecretRedactionTests", "SOCKSProxyTests",
+        "CutShortResponseTests/everyByteThroughTheClientsOwnConnections",
         "HTTPSProxyTests",
         // A connect timeout, proxy or TLS policy per request: refused (checked by the suite itself).
         "ConnectionOverridesTests",

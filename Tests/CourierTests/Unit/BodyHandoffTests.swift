@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Testing
 
@@ -52,6 +53,25 @@ struct BodyHandoffTests {
         let taken = try await handoff.next()
         #expect(taken?.map(\.readableBytes) == [10, 20])
         await #expect(throws: ChannelError.self) { try await handoff.next() }
+    }
+
+    @Test("the pieces a failure came after, handed over with it, reach the reader in order before it, waiting or not")
+    func remainderBeforeTheFailure() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        for readerWaits in [false, true] {
+            let handoff = BodyHandoff()
+            handoff.receive(HTTPResponseHead(version: .http1_1, status: .ok))
+            _ = try await handoff.head()
+            _ = handoff.offer(buffer(1, count: 10), on: group.next())
+            #expect(try await handoff.next()?.map(\.readableBytes) == [10])
+            async let taken = handoff.next()
+            if readerWaits { try await Task.sleep(for: .milliseconds(20)) }
+            handoff.end(.failure(ChannelError.eof), after: [buffer(2, count: 20), buffer(3, count: 30)])
+            let pieces = try await taken
+            #expect(pieces?.map(\.readableBytes) == [20, 30])
+            #expect(pieces?.map { $0.getInteger(at: $0.readerIndex, as: UInt8.self) } == [2, 3])
+            await #expect(throws: ChannelError.self) { try await handoff.next() }
+        }
     }
 
     @Test("a piece reaches the reader whether the reader was already waiting or not")

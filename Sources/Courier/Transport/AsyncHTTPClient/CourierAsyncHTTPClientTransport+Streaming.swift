@@ -28,7 +28,7 @@ extension CourierAsyncHTTPClientTransport {
         }
         let start = ContinuousClock.now
         let applied = try configuration.applying(request.connection, to: request.url)
-        let numbered = relay.open(request)
+        let numbered = relay.open(request, streamsResponse: true)
         let (ahcRequest, regions): (HTTPClient.Request, SentRegions?)
         do {
             (ahcRequest, regions) = try makeRequest(request, tls: tls, proxy: applied.proxy, exchange: numbered)
@@ -41,13 +41,12 @@ extension CourierAsyncHTTPClientTransport {
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
         let route = pool.route(to: request.url)
+        let delegate = StreamingDelegate(
+            handoff: handoff, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
+            regions: regions, watch: watch, earlyEnd: numbered.earlyEnd
+        )
         let task = route.client.execute(
-            request: ahcRequest,
-            delegate: StreamingDelegate(
-                handoff: handoff, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
-                regions: regions, watch: watch, earlyEnd: numbered.earlyEnd
-            ),
-            eventLoop: route.preference, deadline: nioDeadline, logger: logger
+            request: ahcRequest, delegate: delegate, eventLoop: route.preference, deadline: nioDeadline, logger: logger
         )
         let watchdog = watchdogs.on(task.eventLoop)
         if let watch {
@@ -60,7 +59,11 @@ extension CourierAsyncHTTPClientTransport {
             pool.release(route)
             if let watch { watchdog.end(watch) }
             regions?.close()
-            handoff.end(outcome, trailers: relay.close(numbered.number))
+            // Called on the delegate's loop. The parts that came before a failure and that
+            // AsyncHTTPClient dropped go to the reader before the failure.
+            var remainder: [ByteBuffer] = []
+            if case .failure = outcome { remainder = delegate.decoded(numbered.earlyEnd?.undelivered() ?? []) }
+            handoff.end(outcome, trailers: relay.close(numbered.number), after: remainder)
         }
         let url = request.url
         let timeout = request.timeout
@@ -120,6 +123,8 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     /// Where a response that ends while the request body is still being sent says so.
     private let earlyEnd: EarlyEnd?
     private var hasEnded = false
+    /// Whether decoding failed: nothing after that is decoded.
+    private var decodingFailed = false
 
     init(
         handoff: BodyHandoff, url: URL, method: String, decompression: Decompression, regions: SentRegions?,
@@ -157,6 +162,7 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
             do {
                 piece = try decoder.decode(buffer)
             } catch {
+                decodingFailed = true
                 return task.eventLoop.makeFailedFuture(error)
             }
             guard piece.readableBytes > 0 else {
@@ -176,6 +182,20 @@ private final class StreamingDelegate: SendReporting, @unchecked Sendable {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}
+
+    /// `parts` of the body that AsyncHTTPClient dropped when the exchange failed, decoded as
+    /// the ones before them; the decoded bytes that can be told, up to a part that does not
+    /// decode. Call on the delegate's loop, after the exchange ended.
+    func decoded(_ parts: [ByteBuffer]) -> [ByteBuffer] {
+        guard !parts.isEmpty, !decodingFailed, !hasEnded else { return [] }
+        guard let decoder else { return parts }
+        var decoded: [ByteBuffer] = []
+        for part in parts {
+            guard let piece = try? decoder.decode(part) else { break }
+            if piece.readableBytes > 0 { decoded.append(piece) }
+        }
+        return decoded
+    }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         guard !hasEnded else { return }

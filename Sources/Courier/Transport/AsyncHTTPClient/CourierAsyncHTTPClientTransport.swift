@@ -95,7 +95,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?) async throws -> CourierResponse {
         let start = ContinuousClock.now
         let applied = try configuration.applying(request.connection, to: request.url)
-        let numbered = relay.open(request)
+        let numbered = relay.open(request, streamsResponse: false)
         // The exchange is closed once: with its trailers read on success, here otherwise.
         var isClosed = false
         defer {

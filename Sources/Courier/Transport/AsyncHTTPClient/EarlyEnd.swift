@@ -3,9 +3,10 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
-/// A response that ended while its request body was still being sent, for the two sides of
-/// one exchange whose body is streamed.
+/// A response that ended before the usual way, for the two sides of one exchange whose
+/// request body or response body is streamed.
 ///
+/// A response that ended while its request body was still being sent:
 /// - Status 300 or more: the body is not wanted any more. A write waiting for
 ///   AsyncHTTPClient is released and the task that writes the body is cancelled, so that
 ///   whatever it waits on (the next piece of a body produced elsewhere) lets go.
@@ -13,6 +14,13 @@ import NIOHTTP1
 ///   goes on, and the response's reader is told of the end as soon as it has received the
 ///   body's last byte, without waiting for the request body to end (AsyncHTTPClient would
 ///   deliver that end only after the request's; see ``ExchangeTap``).
+///
+/// A streamed response whose connection failed before its end: AsyncHTTPClient 1.37 drops
+/// the body parts it holds for the delegate when a request fails (it hands a delegate at
+/// most 50 parts in one turn of the loop, and keeps parts while a delegate's future is
+/// pending), so the ``ExchangeTap`` keeps every part it passes on until the delegate has it
+/// (``received(_:)``, ``delivered(_:)``), and the reader gets the ones the delegate never saw
+/// (``undelivered()``) before the failure: bytes that arrived are not lost.
 final class EarlyEnd: Sendable {
     /// How a response of status below 300 ended: after how many bytes of body (as received,
     /// before any content coding was undone), and with which trailers.
@@ -34,6 +42,10 @@ final class EarlyEnd: Sendable {
         /// What the reader's delegate does once it has received the whole body.
         var onCompletion: (@Sendable (HTTPHeaders?) -> Void)?
         var isCompleted = false
+        /// The body parts the connection passed on that the delegate has not received yet,
+        /// oldest first, and how many bytes of the first one it has.
+        var undelivered = CircularBuffer<ByteBuffer>()
+        var deliveredOfFirst = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -109,13 +121,45 @@ final class EarlyEnd: Sendable {
     func delivered(_ count: Int) {
         let ready = state.withLockedValue { state -> (HTTPHeaders?, (@Sendable (HTTPHeaders?) -> Void))? in
             state.delivered += count
+            state.forget(count)
             return state.takeReady().map { (state.completion?.trailers, $0) }
         }
         if let (trailers, body) = ready { body(trailers) }
     }
+
+    /// The connection passed `part` of the response body on towards the delegate. Called by
+    /// the tap, before the part goes on.
+    func received(_ part: ByteBuffer) {
+        state.withLockedValue { $0.undelivered.append(part) }
+    }
+
+    /// The body bytes the connection passed on that the delegate never received, in order;
+    /// none are kept after this.
+    func undelivered() -> [ByteBuffer] {
+        state.withLockedValue { state in
+            guard var first = state.undelivered.first else { return [] }
+            first.moveReaderIndex(forwardBy: state.deliveredOfFirst)
+            var parts = [first]
+            parts.append(contentsOf: state.undelivered.dropFirst())
+            state.undelivered.removeAll()
+            state.deliveredOfFirst = 0
+            return parts.filter { $0.readableBytes > 0 }
+        }
+    }
 }
 
 extension EarlyEnd.State {
+    /// Forgets the first `count` bytes of the parts not yet delivered.
+    fileprivate mutating func forget(_ count: Int) {
+        var left = deliveredOfFirst + count
+        while let first = undelivered.first, first.readableBytes <= left {
+            left -= first.readableBytes
+            undelivered.removeFirst()
+        }
+        // Parts the tap did not keep (an exchange it could not name) leave nothing to forget.
+        deliveredOfFirst = undelivered.isEmpty ? 0 : left
+    }
+
     /// What to run, once, when the response ended early and all of its body was delivered.
     fileprivate mutating func takeReady() -> (@Sendable (HTTPHeaders?) -> Void)? {
         guard !isCompleted, let completion, delivered >= completion.bodyBytes, let onCompletion else { return nil }

@@ -14,7 +14,8 @@ import NIOHTTP1
 /// that write never does. When one of status below 300 ends first, it delivers the end only
 /// after the request's, which a full-duplex body waiting for that end never sends, or, when
 /// the reader had not asked for more yet, finishes the request and drops the request's end,
-/// leaving the connection leased for ever. Each exchange is therefore given a number, sent in the request head
+/// leaving the connection leased for ever. And when a connection fails in the middle of a
+/// streamed response, it drops the body parts its delegate had not taken yet. Each exchange is therefore given a number, sent in the request head
 /// as the field ``fieldName``; the ``ExchangeTap`` on every connection (HTTP/1.1) and stream
 /// (HTTP/2) takes that field out before the head is encoded, so it never reaches the wire,
 /// then hands the response's trailers and early end here and puts the body's trailers into
@@ -29,7 +30,8 @@ final class ExchangeRelay: Sendable {
         let number: UInt64
         /// The value of ``fieldName`` in its request head.
         let marker: String
-        /// The watch on its response's early end, when its body is streamed.
+        /// The watch on its response's early end, when its request body or its response body
+        /// is streamed.
         let earlyEnd: EarlyEnd?
     }
 
@@ -38,28 +40,39 @@ final class ExchangeRelay: Sendable {
         /// The trailers waiting to be written (a request's) or read (a response's), by exchange.
         var sent: [UInt64: HTTPHeaders] = [:]
         var received: [UInt64: HTTPHeaders] = [:]
-        /// The exchanges whose request body is streamed, by number.
+        /// The exchanges whose request body or response body is streamed, by number.
         var watched: [UInt64: EarlyEnd] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Numbers the exchange of `request`.
-    func open(_ request: CourierHTTPRequest) -> Opened {
-        open(streamsBody: request.body?.isStreamed == true, sendsTrailers: request.body?.mayHaveTrailers == true)
+    /// Numbers the exchange of `request`; `streamsResponse` when its response is handed to a
+    /// reader piece by piece.
+    func open(_ request: CourierHTTPRequest, streamsResponse: Bool) -> Opened {
+        open(
+            streamsBody: request.body?.isStreamed == true, sendsTrailers: request.body?.mayHaveTrailers == true,
+            streamsResponse: streamsResponse
+        )
     }
 
-    /// Numbers a new exchange; `streamsBody` when its body is written piece by piece, and
-    /// `sendsTrailers` when that body may end with trailers.
-    func open(streamsBody: Bool, sendsTrailers: Bool) -> Opened {
-        let earlyEnd = streamsBody ? EarlyEnd() : nil
+    /// Numbers a new exchange; `streamsBody` when its body is written piece by piece,
+    /// `sendsTrailers` when that body may end with trailers, and `streamsResponse` when its
+    /// response is handed to a reader piece by piece.
+    func open(streamsBody: Bool, sendsTrailers: Bool, streamsResponse: Bool = false) -> Opened {
+        let earlyEnd = streamsBody || streamsResponse ? EarlyEnd() : nil
         let number = state.withLockedValue { state in
             state.last &+= 1
             if let earlyEnd { state.watched[state.last] = earlyEnd }
             return state.last
         }
-        let marker = String(number) + (streamsBody ? "s" : "") + (sendsTrailers ? "t" : "")
+        let marker = String(number) + (streamsBody ? "s" : "") + (sendsTrailers ? "t" : "") + (streamsResponse ? "r" : "")
         return Opened(number: number, marker: marker, earlyEnd: earlyEnd)
+    }
+
+    /// The watch of exchange `number`, while it is open and its request or response body is
+    /// streamed.
+    func earlyEnd(of number: UInt64) -> EarlyEnd? {
+        state.withLockedValue { $0.watched[number] }
     }
 
     /// The request body of exchange `number` ended with `trailers`.

@@ -15,8 +15,11 @@ import NIOHTTP2
 /// On an HTTP/2 stream, a response of 300 or more that ends first is held back the same way:
 /// AsyncHTTPClient 1.37 would drop the body's end that comes after it and never finish the
 /// request. The body stops, its end is not written (the server must not take a cut body for
-/// a whole one), the held response goes to AsyncHTTPClient, and the stream is reset. All
-/// state is confined to the channel's loop.
+/// a whole one), the held response goes to AsyncHTTPClient, and the stream is reset.
+///
+/// Each body part of a streamed response is kept in the exchange's ``EarlyEnd`` until its
+/// delegate has it, so that a connection that fails in the middle loses none of what came.
+/// All state is confined to the channel's loop.
 final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
@@ -28,6 +31,8 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
         let number: UInt64
         let streamsBody: Bool
         let sendsTrailers: Bool
+        /// Where the parts of a streamed response are kept until the delegate has them.
+        var keeper: EarlyEnd?
         var bodyEnded = false
         var status: UInt = 0
         /// The response body's bytes so far, as received.
@@ -57,7 +62,12 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
                 head.headers.remove(name: ExchangeRelay.fieldName)
                 let digits = marker.prefix { $0.isASCII && $0.isNumber }
                 let flags = marker.dropFirst(digits.count)
-                current = UInt64(digits).map { Current(number: $0, streamsBody: flags.contains("s"), sendsTrailers: flags.contains("t")) }
+                current = UInt64(digits).map { number in
+                    Current(
+                        number: number, streamsBody: flags.contains("s"), sendsTrailers: flags.contains("t"),
+                        keeper: flags.contains("r") ? relay.earlyEnd(of: number) : nil
+                    )
+                }
             }
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end(let trailers):
@@ -84,8 +94,11 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
             current?.status = head.status.code
         case .body(let piece):
             current?.responseBytes += piece.readableBytes
+            current?.keeper?.received(piece)
         case .end(let trailers):
             guard let current else { break }
+            // The whole body went to AsyncHTTPClient, which hands all of it to the delegate.
+            self.current?.keeper = nil
             if let trailers, !trailers.isEmpty { relay.receive(trailers, for: current.number) }
             guard current.streamsBody, !current.bodyEnded else { break }
             if current.status >= 300 {

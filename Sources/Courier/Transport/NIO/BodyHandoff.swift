@@ -75,21 +75,39 @@ final class BodyHandoff: Sendable {
         }
     }
 
-    /// The exchange ended, after its last piece or with a failure. A piece not taken yet is
-    /// still delivered before the failure: the bytes arrived, and a resumed download need not
-    /// fetch them again.
-    func end(_ outcome: Result<Void, any Error>, trailers: HTTPHeaders? = nil) {
-        let (headWaiter, reader, released) = state.withLockedValue { state in
+    /// The exchange ended, after its last piece or with a failure, and after `remainder`, the
+    /// pieces that came before the end and were not offered (taken without back-pressure).
+    /// A piece not taken yet is still delivered before the failure: the bytes arrived, and a
+    /// resumed download need not fetch them again.
+    func end(_ outcome: Result<Void, any Error>, trailers: HTTPHeaders? = nil, after remainder: [ByteBuffer] = []) {
+        let (headWaiter, reader, released, handed) = state.withLockedValue { state in
+            var handed: [ByteBuffer] = []
             if state.outcome == nil {
                 state.outcome = outcome
                 if case .success = outcome { state.trailers = Headers(trailerFields: trailers) }
+                // Pieces come after the head: without it, there is no one to give them to.
+                if !remainder.isEmpty, !state.isClosed, state.head != nil {
+                    if state.reader != nil {
+                        handed = remainder
+                    } else {
+                        state.pending.append(contentsOf: remainder)
+                        state.pendingBytes += remainder.reduce(0) { $0 + $1.readableBytes }
+                    }
+                }
             }
             defer {
                 state.headWaiter = nil
                 state.reader = nil
                 state.held = nil
             }
-            return (state.headWaiter, state.reader, state.held)
+            return (state.headWaiter, state.reader, state.held, handed)
+        }
+        if let reader, !handed.isEmpty {
+            // A waiting reader has had the head; it takes the remainder now, and the end at
+            // its next call.
+            released?.succeed()
+            reader.resume(returning: handed)
+            return
         }
         let failure: any Error
         switch outcome {

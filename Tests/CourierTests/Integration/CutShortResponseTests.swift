@@ -1,0 +1,82 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// A connection that fails in the middle of a streamed response: every byte that came before
+/// the failure reaches the reader, then the failure.
+@Suite("Responses cut short")
+struct CutShortResponseTests {
+    /// A chunked response of `chunks` chunks of 8 bytes (`chunk 001`, `chunk 002`, …) that
+    /// never ends: the server closes after the last chunk, in the same write.
+    static func cutResponse(chunks: Int) -> (wire: [UInt8], body: Data) {
+        var wire = Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        var body = Data()
+        for index in 1...chunks {
+            let piece = Array(String(format: "chunk%03d", index).utf8)
+            wire += Array(String(piece.count, radix: 16).utf8) + [13, 10] + piece + [13, 10]
+            body.append(contentsOf: piece)
+        }
+        return (wire, body)
+    }
+
+    /// Reads the response to `url` piece by piece until it fails; the bytes read and the failure.
+    static func read(_ url: URL, with client: CourierClient) async throws -> (Data, CourierError?) {
+        try await client.stream(CourierRequest<Void>(path: url.absoluteString)) { response in
+            var received = Data()
+            do {
+                for try await piece in response.body { received.append(piece) }
+                return (received, nil)
+            } catch let error as CourierError {
+                return (received, error)
+            }
+        }
+    }
+
+    @Test("every byte that came before the connection failed reaches the reader, in order, then the failure")
+    func everyByteBeforeTheFailure() async throws {
+        // Hundreds of chunks in one write arrive as hundreds of parts at once: more than one
+        // turn of the loop hands a reader, all of them before the connection's end.
+        for chunks in [1, 60, 400] {
+            let (wire, body) = Self.cutResponse(chunks: chunks)
+            let server = try await FaultServer.start(.raw(wire))
+            do {
+                try await withClient(nil, configure: { $0.retryPolicy = .none }) { client in
+                    let (received, error) = try await Self.read(server.url, with: client)
+                    #expect(received == body, "\(chunks) chunks: \(received.count) of \(body.count) bytes")
+                    #expect(error?.kind == .connectionFailed)
+                }
+            } catch {
+                try? await server.shutdown()
+                throw error
+            }
+            try await server.shutdown()
+        }
+    }
+
+    @Test("through the client's own connections (a SOCKS5 proxy) too")
+    func everyByteThroughTheClientsOwnConnections() async throws {
+        let (wire, body) = Self.cutResponse(chunks: 400)
+        let server = try await FaultServer.start(.raw(wire))
+        do {
+            try await SOCKSProxy.withProxy { proxy in
+                try await withClient(
+                    nil,
+                    configure: {
+                        $0.retryPolicy = .none
+                        $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, kind: .socks5)
+                    }
+                ) { client in
+                    let (received, error) = try await Self.read(server.url, with: client)
+                    #expect(received == body, "\(received.count) of \(body.count) bytes")
+                    #expect(error?.kind == .connectionFailed)
+                }
+            }
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+}

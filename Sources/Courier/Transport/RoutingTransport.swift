@@ -5,8 +5,9 @@ import NIOSSL
 /// ``ConnectionOverrides/tls``, else the client's): AsyncHTTPClient for every host but the
 /// pinned ones, with a TLS configuration of their own for https hosts whose settings are not
 /// the defaults (custom roots, a client certificate); ``ChannelTransport`` for https hosts with
-/// pins, which AsyncHTTPClient cannot check inside the handshake, and for every request
-/// through a SOCKS5 proxy, which AsyncHTTPClient cannot give credentials to.
+/// pins, which AsyncHTTPClient cannot check inside the handshake, and for every request through
+/// a proxy: AsyncHTTPClient cannot give a SOCKS5 proxy credentials nor speak TLS to a proxy, and
+/// it opens tunnels with a `CONNECT` whose `Host` field lacks the port its target names.
 ///
 /// Either way the settings are part of the connection key (AsyncHTTPClient keys its pool by a
 /// request's TLS configuration; ``ChannelTransport`` by origin and settings), and either way
@@ -76,15 +77,21 @@ final class RoutingTransport: Transport {
     /// the request's proxy, if any.
     private func route(for request: CourierHTTPRequest) throws(CourierError) -> Route {
         // The client's policy is passed as it is, not copied, on every request without one.
-        let policy = request.connection.tls ?? policy
+        if let own = request.connection.tls { return try route(for: request, under: own) }
+        return try route(for: request, under: policy)
+    }
+
+    /// The road of `request` under `policy`, the request's own TLS policy or the client's.
+    private func route(for request: CourierHTTPRequest, under policy: borrowing TLSPolicy) throws(CourierError) -> Route {
         let configuration = standard.configuration
         // Only a request that may have a proxy has its settings applied here.
         var applied: TransportConfiguration?
         if request.connection.proxy != nil || configuration.proxy != nil || configuration.proxyEnvironment != nil {
             let own = try configuration.applying(request.connection, to: request.url)
             applied = own
-            // AsyncHTTPClient speaks to HTTP proxies only in plain text, without SOCKS.
-            if let proxy = own.proxy, proxy.kind != .http {
+            // AsyncHTTPClient speaks to HTTP proxies only in plain text, without SOCKS, and
+            // opens tunnels with a Host field that lacks the port.
+            if let proxy = own.proxy {
                 let minimum = own.minimumTLSVersion
                 return .channels(
                     try settings(for: request.url, under: policy, minimum: minimum), own,

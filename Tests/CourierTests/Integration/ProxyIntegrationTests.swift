@@ -39,6 +39,8 @@ struct ProxyIntegrationTests {
             for head in proxy.receivedRequests {
                 #expect(head.method == "CONNECT")
                 #expect(head.uri == "127.0.0.1:\(server.port)")
+                // The Host field names the port, as the target does.
+                #expect(head.header("Host") == "127.0.0.1:\(server.port)")
                 #expect(head.header("Proxy-Authorization") == expected)
             }
             #expect(server.receivedRequests.count == 4)
@@ -87,6 +89,7 @@ struct ProxyIntegrationTests {
             let connect = try #require(proxy.receivedRequests.first)
             #expect(connect.method == "CONNECT")
             #expect(connect.uri == "127.0.0.1:\(server.port)")
+            #expect(connect.header("Host") == "127.0.0.1:\(server.port)")
             #expect(connect.header("Proxy-Authorization") == expected)
             #expect(server.receivedRequests.count == 1)
             #expect(server.receivedRequests.first?.header("Proxy-Authorization") == nil)

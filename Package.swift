@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierServerSentEvents", targets: ["CourierServerSentEvents"]),
+        .library(name: "CourierWebSockets", targets: ["CourierWebSockets"]),
         .library(name: "CourierImages", targets: ["CourierImages"]),
         .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
@@ -61,6 +62,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     ],
     targets: [
         .target(
@@ -150,6 +152,23 @@ let package = Package(
             dependencies: ["Courier", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strictSettings
         ),
+        // WebSockets over the client's request path: the upgrade is a request like any other;
+        // the frames, pings, close handshake and permessage-deflate are swift-websocket's.
+        .target(
+            name: "CourierWebSockets",
+            dependencies: [
+                "Courier",
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "WSCompression", package: "swift-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Images decoded and downsampled: ImageIO on Apple platforms; libpng and libjpeg on Linux,
         // which only programs that load images need installed and link.
         .target(
@@ -202,6 +221,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "WSCompression", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -214,6 +238,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierServerSentEvents",
+                "CourierWebSockets",
                 "CourierDemoServer",
                 .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionInTool"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -229,6 +254,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierXML",
                 "CourierServerSentEvents",
+                "CourierWebSockets",
                 "CourierTesting",
                 "CourierURLSession",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

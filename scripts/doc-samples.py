@@ -110,6 +110,7 @@ def main():
             "import CourierServerSentEvents",
             "import CourierTesting",
             "import CourierURLSession",
+            "import CourierWebSockets",
             "import CourierXML",
             "import Foundation",
             "import HTTPTypes",

@@ -13,7 +13,7 @@ struct CourierCLI: AsyncParsableCommand {
         abstract: "An HTTP client with safe redirects, typed errors and a machine-readable report.",
         version: "0.3.0",
         subcommands: [
-            FetchCommand.self, DownloadCommand.self, EventsCommand.self, BatchCommand.self, CacheCommand.self, QueueCommand.self, DemoCommand.self,
+            FetchCommand.self, DownloadCommand.self, EventsCommand.self, WebSocketCommand.self, BatchCommand.self, CacheCommand.self, QueueCommand.self, DemoCommand.self,
         ]
     )
 

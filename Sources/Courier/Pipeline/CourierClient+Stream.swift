@@ -36,6 +36,23 @@ extension CourierClient {
         }
     }
 
+    /// Sends `request` asking for `upgrade`, as ``stream(_:body:)-(CourierRequest<Value>,_)``
+    /// does: on a `101`, `upgrade` holds the connection when `body` gets the response (see
+    /// ``ConnectionUpgrade``). The client's own transport alone can hand a connection over.
+    package func stream<Value, Result: Sendable>(
+        _ request: CourierRequest<Value>,
+        upgrade: ConnectionUpgrade,
+        body: @escaping @Sendable (StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        let id = CourierRequestID()
+        return try await performStreaming(id: id, validators: request.validators, retryPolicy: request.retryPolicy, reader: body) { () throws(CourierError) in
+            var built = try makeHTTPRequest(request, id: id)
+            built.upgrade = upgrade
+            built.allowsCoalescing = false
+            return built
+        }
+    }
+
     /// Sends a fully built request as it is, as ``send(_:)-(CourierHTTPRequest)`` does, and hands
     /// its response to `body` as ``stream(_:body:)-(CourierRequest<Value>,_)`` does.
     public func stream<Result: Sendable>(

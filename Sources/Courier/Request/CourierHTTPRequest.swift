@@ -100,6 +100,9 @@ public struct CourierHTTPRequest: Sendable {
     /// (``ClientConfiguration/authentication``) and answer its challenges; `false` for a
     /// durable request that was enqueued without credentials.
     package var usesClientCredentials = true
+    /// The upgrade this request asks for, if any: it then goes over a connection of its own
+    /// that leaves HTTP on a `101` (see ``ConnectionUpgrade``).
+    package var upgrade: ConnectionUpgrade?
 
     /// The stored fields, shared by copies of this value until one of them changes.
     private struct Fields {

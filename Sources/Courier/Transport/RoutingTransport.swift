@@ -7,7 +7,8 @@ import NIOSSL
 /// the defaults (custom roots, a client certificate); ``ChannelTransport`` for https hosts with
 /// pins, which AsyncHTTPClient cannot check inside the handshake, and for every request through
 /// a proxy: AsyncHTTPClient cannot give a SOCKS5 proxy credentials nor speak TLS to a proxy, and
-/// it opens tunnels with a `CONNECT` whose `Host` field lacks the port its target names.
+/// it opens tunnels with a `CONNECT` whose `Host` field lacks the port its target names. An
+/// upgrade (a WebSocket's, say) goes there too, which AsyncHTTPClient cannot hand over.
 ///
 /// Either way the settings are part of the connection key (AsyncHTTPClient keys its pool by a
 /// request's TLS configuration; ``ChannelTransport`` by origin and settings), and either way
@@ -84,18 +85,22 @@ final class RoutingTransport: Transport {
     /// The road of `request` under `policy`, the request's own TLS policy or the client's.
     private func route(for request: CourierHTTPRequest, under policy: borrowing TLSPolicy) throws(CourierError) -> Route {
         let configuration = standard.configuration
-        // Only a request that may have a proxy has its settings applied here.
+        // Only a request that may have a proxy, or that upgrades, has its settings applied here.
         var applied: TransportConfiguration?
-        if request.connection.proxy != nil || configuration.proxy != nil || configuration.proxyEnvironment != nil {
+        let upgrades = request.upgrade != nil
+        if upgrades || request.connection.proxy != nil || configuration.proxy != nil || configuration.proxyEnvironment != nil {
             let own = try configuration.applying(request.connection, to: request.url)
             applied = own
-            // AsyncHTTPClient speaks to HTTP proxies only in plain text, without SOCKS, and
-            // opens tunnels with a Host field that lacks the port.
-            if let proxy = own.proxy {
+            // AsyncHTTPClient speaks to HTTP proxies only in plain text, without SOCKS, opens
+            // tunnels with a Host field that lacks the port, and closes a connection that
+            // switches protocols.
+            if upgrades || own.proxy != nil {
                 let minimum = own.minimumTLSVersion
                 return .channels(
                     try settings(for: request.url, under: policy, minimum: minimum), own,
-                    proxy.kind == .https ? try settings(forHost: proxy.host, under: policy, minimum: minimum) : nil
+                    try own.proxy.flatMap { proxy throws(CourierError) in
+                        proxy.kind == .https ? try settings(forHost: proxy.host, under: policy, minimum: minimum) : nil
+                    }
                 )
             }
         }

@@ -79,7 +79,7 @@ public enum Decompression: Sendable, Hashable {
 
 extension Duration {
     /// The duration in whole nanoseconds, saturating.
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

@@ -51,6 +51,9 @@ struct URLSessionSuitePassTests {
         // 10 s timeout (twice in this suite's runs); the idle rule is checked on the default
         // transport, whose watchdog is Courier's own.
         "ReadTimeoutIntegrationTests/aBodyThatKeepsComingOutlastsTheReadTimeout",
+        // A connection handed over to WebSocket: the client's own transport alone can (the
+        // refusal is checked by WebSocketTests itself).
+        "WebSocketTests",
         // Checked directly, this test itself, or a test that runs the binary again (in a network
         // namespace) with its own selection.
         "CourierURLSessionTransportTests", "URLSessionSuitePassTests", "NetworkPathWatcherTests",

@@ -12,7 +12,7 @@ struct PublicNamesTests {
     /// CourierTesting, which re-exports it.
     private static let products = [
         "Courier", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierServerSentEvents",
-        "CourierTesting", "CourierURLSession", "CourierXML",
+        "CourierTesting", "CourierURLSession", "CourierWebSockets", "CourierXML",
     ]
     private static let sample = root.appendingPathComponent("Tests/Packages/EcosystemImports/Sources")
     private static let renamed = root.appendingPathComponent("Sources/Courier/Compatibility/RenamedTypes.swift")

@@ -17,7 +17,7 @@ let package = Package(
     targets: [
         .target(
             name: "OldNames",
-            dependencies: ["Courier", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierQueuePostgres", "CourierTesting", "CourierXML"].map {
+            dependencies: ["Courier", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierQueuePostgres", "CourierServerSentEvents", "CourierTesting", "CourierWebSockets", "CourierXML"].map {
                 .product(name: $0, package: courier)
             }
         )

@@ -41,11 +41,16 @@ final class ChannelConnector: Sendable {
     /// `deadline`: a server that accepts the connection and never finishes the handshake fails
     /// the attempt with a ``CourierError/Kind/timeout`` then. Cancelling the task closes the
     /// connection being made.
+    ///
+    /// ALPN offers an https origin HTTP/2 and HTTP/1.1, or HTTP/1.1 alone when
+    /// `http1Only` (a connection that will leave HTTP, see ``ConnectionUpgrade``).
     func connect(
         host: String, port: Int, settings: HostTLSSettings?, proxy: Proxy?, proxySettings: HostTLSSettings? = nil, connectTimeout: Duration,
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil, http1Only: Bool = false
     ) async throws -> Connection {
-        let prepared = try settings.map { settings throws(CourierError) in try prepare(settings) }
+        let prepared = try settings.map { settings throws(CourierError) in
+            try http1Only ? prepare(settings, protocols: ["http/1.1"]) : prepare(settings)
+        }
         // A proxy spoken to over TLS is checked as an origin would be; it speaks HTTP/1.1.
         let proxyPrepared = try proxySettings.map { settings throws(CourierError) in try prepare(settings, protocols: ["http/1.1"]) }
         let proxyRejection = NIOLockedValueBox<TLSFailure?>(nil)
@@ -192,10 +197,37 @@ final class ChannelConnector: Sendable {
     /// exchange's, see ``ReadWatchdog``). Call on its loop.
     private static func configureHTTP1(_ channel: any Channel, fault: Connection.Fault) throws {
         let sync = channel.pipeline.syncOperations
-        try sync.addHTTPClientHandlers()
+        // The bytes after a 101's head go on to the next protocol's handlers when the decoder
+        // is removed (ConnectionUpgrade).
+        try sync.addHTTPClientHandlers(leftOverBytesStrategy: .forwardBytes)
         try StatusCodeGuard.install(on: channel)
         // Bodies are decoded by ExchangeHandler (ContentDecoder).
         try sync.addHandler(ExchangeHandler(fault: fault))
+    }
+
+    /// Takes the HTTP/1.1 handlers ``configureHTTP1(_:fault:)`` added out of `channel`, then
+    /// has `install` add the next protocol's handlers. Call on its loop.
+    ///
+    /// The response decoder goes last, in a turn of the loop of its own, passing on the bytes
+    /// it holds after a `101` head; a ``SwitchHold`` keeps them, and whatever else arrives
+    /// meanwhile, until the new handlers are in place (while the decoder leaves, it would
+    /// take their writes for HTTP).
+    static func leaveHTTP(_ channel: any Channel, install: @escaping @Sendable (any Channel) throws -> Void) -> EventLoopFuture<Void> {
+        let sync = channel.pipeline.syncOperations
+        do {
+            try sync.addHandler(SwitchHold())
+            _ = sync.removeHandler(try sync.handler(type: ExchangeHandler.self))
+            _ = sync.removeHandler(try sync.handler(type: StatusCodeGuard.self))
+            _ = sync.removeHandler(try sync.handler(type: NIOHTTPRequestHeadersValidator.self))
+            _ = sync.removeHandler(try sync.handler(type: HTTPRequestEncoder.self))
+            return sync.removeHandler(try sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)).flatMapThrowing {
+                try install(channel)
+                let pipeline = channel.pipeline.syncOperations
+                _ = pipeline.removeHandler(try pipeline.handler(type: SwitchHold.self))
+            }
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
     }
 
     /// The callback NIOSSL runs once per handshake with the certificates the server sent.

@@ -18,6 +18,8 @@ final class ChannelPool: Sendable {
         var proxy: Proxy?
         /// The TLS settings of the proxy's host, for a proxy spoken to over TLS.
         var proxySettings: HostTLSSettings? = nil
+        /// Whether the connection is opened for an upgrade: HTTP/1.1 only, and never reused.
+        var upgrades = false
     }
 
     private struct Idle {

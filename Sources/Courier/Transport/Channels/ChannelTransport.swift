@@ -4,7 +4,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The transport of https hosts with pins, and of every request through a SOCKS5 proxy:
+/// The transport of https hosts with pins, of every request through a proxy, and of
+/// upgrades (see ``ConnectionUpgrade``):
 /// HTTP/2 or HTTP/1.1, as ALPN chose (HTTP/1.1 for a plain http origin), over connections it
 /// opens and verifies itself inside the handshake (see ``ChannelConnector``),
 /// kept and reused per origin and settings (see ``ChannelPool``); an HTTP/2 connection
@@ -69,7 +70,7 @@ final class ChannelTransport: Sendable {
         }
         let key = ChannelPool.Key(
             host: HostPattern.normalized(host), port: request.url.port ?? (settings == nil ? 80 : 443), settings: settings, proxy: configuration.proxy,
-            proxySettings: proxySettings
+            proxySettings: proxySettings, upgrades: request.upgrade != nil
         )
         // A kept-alive connection the server closed just as it was reused fails here as a
         // connection failure before any of the response; the client's hop loop sends a
@@ -98,7 +99,41 @@ final class ChannelTransport: Sendable {
             pool.release(connection, key: key, reusable: false)
             throw ChannelTransport.map(error, url: request.url, timeout: request.timeout)
         }
+        if let upgrade = request.upgrade {
+            return try await switchProtocols(exchange, head: head, upgrade: upgrade, connection: connection, key: key, body: body)
+        }
         return try await finish(exchange, head: head, connection: connection, key: key, body: body)
+    }
+
+    /// Hands the connection of `exchange` to `upgrade` when the server switched protocols,
+    /// then `body` the response; any other response is read as usual, and its connection,
+    /// opened for the upgrade alone, is closed.
+    nonisolated(nonsending) private func switchProtocols<Result: Sendable>(
+        _ exchange: Exchange, head: HTTPResponseHead, upgrade: ConnectionUpgrade, connection: Connection, key: ChannelPool.Key,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
+        guard head.status == .switchingProtocols else {
+            return try await finish(exchange, head: head, connection: connection, key: key, body: body)
+        }
+        let url = exchange.request.url
+        let timeout = exchange.request.timeout
+        do {
+            // A 101 has no body: its end comes with its head, after which the HTTP decoder
+            // reads nothing more.
+            while try await exchange.handoff.next() != nil {}
+            _ = await exchange.end()
+            let channel = exchange.channel
+            try await channel.eventLoop.flatSubmit {
+                ChannelConnector.leaveHTTP(channel, install: upgrade.install)
+            }.get()
+            upgrade.hand(channel)
+        } catch {
+            exchange.channel.close(promise: nil)
+            pool.release(connection, key: key, reusable: false)
+            throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout, responseStarted: true)
+        }
+        let head = exchange.response(head)
+        return try await body(StreamedResponse(head: head, body: ResponseBodyStream(collected: Data(), trailers: Headers())))
     }
 
     /// Closes every connection.
@@ -109,11 +144,12 @@ final class ChannelTransport: Sendable {
     private func lease(
         _ key: ChannelPool.Key, connectTimeout: Duration, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
     ) async throws -> Connection {
-        if let idle = try pool.take(key) { return idle }
+        // A connection opened for an upgrade is never put back, so none is ever idle.
+        if !key.upgrades, let idle = try pool.take(key) { return idle }
         do {
             let connection = try await connector.connect(
                 host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, proxySettings: key.proxySettings, connectTimeout: connectTimeout,
-                deadline: deadline
+                deadline: deadline, http1Only: key.upgrades
             )
             try pool.opened(connection, key: key)
             return connection
@@ -160,7 +196,7 @@ final class ChannelTransport: Sendable {
 
     /// Ends `exchange` and gives `connection` back to the pool.
     private func release(_ connection: Connection, key: ChannelPool.Key, after exchange: Exchange) async {
-        let reusable = await exchange.end()
+        let reusable = await exchange.end() && !key.upgrades
         // A stream is never used twice; closing one that already ended does nothing.
         if connection.streams != nil { exchange.channel.close(promise: nil) }
         pool.release(connection, key: key, reusable: reusable)

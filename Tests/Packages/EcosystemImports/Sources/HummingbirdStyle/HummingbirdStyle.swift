@@ -11,6 +11,7 @@ import CourierQueuePostgres
 import CourierServerSentEvents
 import CourierTesting
 import CourierURLSession
+import CourierWebSockets
 import CourierXML
 import Foundation
 import GRPCCore
@@ -117,11 +118,12 @@ private typealias UnqualifiedCourierImage = CourierImage
 private typealias UnqualifiedCourierParameters = CourierParameters
 private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
-private typealias UnqualifiedCourierRequestOptions = CourierRequestOptions
 private typealias UnqualifiedCourierRequestID = CourierRequestID
+private typealias UnqualifiedCourierRequestOptions = CourierRequestOptions
 private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
 private typealias UnqualifiedCourierURLSessionTransport = CourierURLSessionTransport
+private typealias UnqualifiedCourierWebSocket = CourierWebSocket
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage
@@ -134,6 +136,7 @@ private typealias UnqualifiedDurableQueue = DurableQueue
 private typealias UnqualifiedDurableRequestHandle = DurableRequestHandle
 private typealias UnqualifiedErrorMapper = ErrorMapper
 private typealias UnqualifiedEventHooks = EventHooks
+private typealias UnqualifiedEventStream = EventStream
 private typealias UnqualifiedExchangeEvent = ExchangeEvent
 private typealias UnqualifiedFaultServer = FaultServer
 private typealias UnqualifiedForwardProxy = ForwardProxy
@@ -153,7 +156,6 @@ private typealias UnqualifiedLoggingInterceptor = LoggingInterceptor
 private typealias UnqualifiedMemoryCacheStorage = MemoryCacheStorage
 private typealias UnqualifiedMetricsObserver = MetricsObserver
 private typealias UnqualifiedMinimumTLSVersion = MinimumTLSVersion
-private typealias UnqualifiedEventStream = EventStream
 private typealias UnqualifiedMultipartForm = MultipartForm
 private typealias UnqualifiedNetscapeCookieFormat = NetscapeCookieFormat
 private typealias UnqualifiedParameterEncoding = ParameterEncoding
@@ -163,7 +165,6 @@ private typealias UnqualifiedPrintableText = PrintableText
 private typealias UnqualifiedPropertyListFormat = PropertyListFormat
 private typealias UnqualifiedProxy = Proxy
 private typealias UnqualifiedProxyEnvironment = ProxyEnvironment
-private typealias UnqualifiedSOCKSProxy = SOCKSProxy
 private typealias UnqualifiedPublicSuffixList = PublicSuffixList
 private typealias UnqualifiedQueueConfiguration = QueueConfiguration
 private typealias UnqualifiedQueueCredentialSource = QueueCredentialSource
@@ -180,6 +181,7 @@ private typealias UnqualifiedRecordedRequest = RecordedRequest
 private typealias UnqualifiedRecordingClock = RecordingClock
 private typealias UnqualifiedRedirectHop = RedirectHop
 private typealias UnqualifiedRedirectPolicy = RedirectPolicy
+private typealias UnqualifiedRequestBodyWriter = RequestBodyWriter
 private typealias UnqualifiedRequestDelegate = RequestDelegate
 private typealias UnqualifiedRequestEvent = RequestEvent
 private typealias UnqualifiedRequestHandle = RequestHandle
@@ -188,17 +190,17 @@ private typealias UnqualifiedRequestPriority = RequestPriority
 private typealias UnqualifiedRequestState = RequestState
 private typealias UnqualifiedReservedPort = ReservedPort
 private typealias UnqualifiedResponseBodyStream = ResponseBodyStream
-private typealias UnqualifiedRequestBodyWriter = RequestBodyWriter
 private typealias UnqualifiedResponseValidator = ResponseValidator
+private typealias UnqualifiedSOCKSProxy = SOCKSProxy
 private typealias UnqualifiedSelfDescribingBody = SelfDescribingBody
 private typealias UnqualifiedStreamedResponse = StreamedResponse
+private typealias UnqualifiedSystemCompression = SystemCompression
 private typealias UnqualifiedTLSFailure = TLSFailure
 private typealias UnqualifiedTLSMaterial = TLSMaterial
 private typealias UnqualifiedTLSPolicy = TLSPolicy
 private typealias UnqualifiedTestCertificate = TestCertificate
 private typealias UnqualifiedTestCertificates = TestCertificates
 private typealias UnqualifiedTestGzip = TestGzip
-private typealias UnqualifiedSystemCompression = SystemCompression
 private typealias UnqualifiedTestServer = TestServer
 private typealias UnqualifiedTestServerTLS = TestServerTLS
 private typealias UnqualifiedTieredCacheStorage = TieredCacheStorage
@@ -211,3 +213,4 @@ private typealias UnqualifiedTransportConfiguration = TransportConfiguration
 private typealias UnqualifiedTrustRoots = TrustRoots
 private typealias UnqualifiedURLArgumentsFilter = URLArgumentsFilter
 private typealias UnqualifiedURLSessionResumeData = URLSessionResumeData
+private typealias UnqualifiedWebSocketEchoServer = WebSocketEchoServer

@@ -11,6 +11,7 @@ import CourierQueuePostgres
 import CourierServerSentEvents
 import CourierTesting
 import CourierURLSession
+import CourierWebSockets
 import CourierXML
 import Fluent
 import Foundation
@@ -97,11 +98,12 @@ private typealias UnqualifiedCourierImage = CourierImage
 private typealias UnqualifiedCourierParameters = CourierParameters
 private typealias UnqualifiedCourierRequest = CourierRequest
 private typealias UnqualifiedCourierRequestBody = CourierRequestBody
-private typealias UnqualifiedCourierRequestOptions = CourierRequestOptions
 private typealias UnqualifiedCourierRequestID = CourierRequestID
+private typealias UnqualifiedCourierRequestOptions = CourierRequestOptions
 private typealias UnqualifiedCourierResponse = CourierResponse
 private typealias UnqualifiedCourierRetryPolicy = CourierRetryPolicy
 private typealias UnqualifiedCourierURLSessionTransport = CourierURLSessionTransport
+private typealias UnqualifiedCourierWebSocket = CourierWebSocket
 private typealias UnqualifiedCredential = Credential
 private typealias UnqualifiedDecompression = Decompression
 private typealias UnqualifiedDiskCacheStorage = DiskCacheStorage
@@ -114,6 +116,7 @@ private typealias UnqualifiedDurableQueue = DurableQueue
 private typealias UnqualifiedDurableRequestHandle = DurableRequestHandle
 private typealias UnqualifiedErrorMapper = ErrorMapper
 private typealias UnqualifiedEventHooks = EventHooks
+private typealias UnqualifiedEventStream = EventStream
 private typealias UnqualifiedExchangeEvent = ExchangeEvent
 private typealias UnqualifiedFaultServer = FaultServer
 private typealias UnqualifiedForwardProxy = ForwardProxy
@@ -133,7 +136,6 @@ private typealias UnqualifiedLoggingInterceptor = LoggingInterceptor
 private typealias UnqualifiedMemoryCacheStorage = MemoryCacheStorage
 private typealias UnqualifiedMetricsObserver = MetricsObserver
 private typealias UnqualifiedMinimumTLSVersion = MinimumTLSVersion
-private typealias UnqualifiedEventStream = EventStream
 private typealias UnqualifiedMultipartForm = MultipartForm
 private typealias UnqualifiedNetscapeCookieFormat = NetscapeCookieFormat
 private typealias UnqualifiedParameterEncoding = ParameterEncoding
@@ -143,7 +145,6 @@ private typealias UnqualifiedPrintableText = PrintableText
 private typealias UnqualifiedPropertyListFormat = PropertyListFormat
 private typealias UnqualifiedProxy = Proxy
 private typealias UnqualifiedProxyEnvironment = ProxyEnvironment
-private typealias UnqualifiedSOCKSProxy = SOCKSProxy
 private typealias UnqualifiedPublicSuffixList = PublicSuffixList
 private typealias UnqualifiedQueueConfiguration = QueueConfiguration
 private typealias UnqualifiedQueueCredentialSource = QueueCredentialSource
@@ -160,6 +161,7 @@ private typealias UnqualifiedRecordedRequest = RecordedRequest
 private typealias UnqualifiedRecordingClock = RecordingClock
 private typealias UnqualifiedRedirectHop = RedirectHop
 private typealias UnqualifiedRedirectPolicy = RedirectPolicy
+private typealias UnqualifiedRequestBodyWriter = RequestBodyWriter
 private typealias UnqualifiedRequestDelegate = RequestDelegate
 private typealias UnqualifiedRequestEvent = RequestEvent
 private typealias UnqualifiedRequestHandle = RequestHandle
@@ -168,17 +170,17 @@ private typealias UnqualifiedRequestPriority = RequestPriority
 private typealias UnqualifiedRequestState = RequestState
 private typealias UnqualifiedReservedPort = ReservedPort
 private typealias UnqualifiedResponseBodyStream = ResponseBodyStream
-private typealias UnqualifiedRequestBodyWriter = RequestBodyWriter
 private typealias UnqualifiedResponseValidator = ResponseValidator
+private typealias UnqualifiedSOCKSProxy = SOCKSProxy
 private typealias UnqualifiedSelfDescribingBody = SelfDescribingBody
 private typealias UnqualifiedStreamedResponse = StreamedResponse
+private typealias UnqualifiedSystemCompression = SystemCompression
 private typealias UnqualifiedTLSFailure = TLSFailure
 private typealias UnqualifiedTLSMaterial = TLSMaterial
 private typealias UnqualifiedTLSPolicy = TLSPolicy
 private typealias UnqualifiedTestCertificate = TestCertificate
 private typealias UnqualifiedTestCertificates = TestCertificates
 private typealias UnqualifiedTestGzip = TestGzip
-private typealias UnqualifiedSystemCompression = SystemCompression
 private typealias UnqualifiedTestServer = TestServer
 private typealias UnqualifiedTestServerTLS = TestServerTLS
 private typealias UnqualifiedTieredCacheStorage = TieredCacheStorage
@@ -191,3 +193,4 @@ private typealias UnqualifiedTransportConfiguration = TransportConfiguration
 private typealias UnqualifiedTrustRoots = TrustRoots
 private typealias UnqualifiedURLArgumentsFilter = URLArgumentsFilter
 private typealias UnqualifiedURLSessionResumeData = URLSessionResumeData
+private typealias UnqualifiedWebSocketEchoServer = WebSocketEchoServer

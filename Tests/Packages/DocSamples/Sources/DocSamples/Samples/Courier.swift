@@ -11,6 +11,7 @@ import CourierQueuePostgres
 import CourierServerSentEvents
 import CourierTesting
 import CourierURLSession
+import CourierWebSockets
 import CourierXML
 import Foundation
 import HTTPTypes

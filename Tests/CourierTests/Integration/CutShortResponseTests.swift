@@ -22,16 +22,72 @@ struct CutShortResponseTests {
     }
 
     /// Reads the response to `url` piece by piece until it fails; the bytes read and the failure.
-    static func read(_ url: URL, with client: CourierClient) async throws -> (Data, CourierError?) {
+    /// With `pause`, the reader waits that long after the first piece: the transport then holds
+    /// the rest, up to its bound, and the connection has failed behind it.
+    static func read(_ url: URL, with client: CourierClient, pause: Duration? = nil) async throws -> (Data, CourierError?) {
         try await client.stream(CourierRequest<Void>(path: url.absoluteString)) { response in
             var received = Data()
             do {
-                for try await piece in response.body { received.append(piece) }
+                for try await piece in response.body {
+                    if received.isEmpty, let pause { try await Task.sleep(for: pause) }
+                    received.append(piece)
+                }
                 return (received, nil)
             } catch let error as CourierError {
                 return (received, error)
             }
         }
+    }
+
+    /// A chunked response of `chunks` chunks of `size` bytes (the byte `i % 251` at offset
+    /// `i`) that never ends.
+    static func largeCutResponse(chunks: Int, size: Int) -> (wire: [UInt8], body: Data) {
+        var wire = Array("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        let body = Data((0..<(chunks * size)).map { UInt8($0 % 251) })
+        for index in 0..<chunks {
+            wire += Array(String(size, radix: 16).utf8) + [13, 10] + body[(index * size)..<((index + 1) * size)] + [13, 10]
+        }
+        return (wire, body)
+    }
+
+    @Test("a reader that falls behind still gets every byte that came before the failure")
+    func aSlowReaderGetsEveryByte() async throws {
+        try await slowReader(throughSOCKS: false)
+    }
+
+    @Test("a reader that falls behind still gets every byte, through the client's own connections (a SOCKS5 proxy)")
+    func aSlowReaderGetsEveryByteThroughTheClientsOwnConnections() async throws {
+        try await slowReader(throughSOCKS: true)
+    }
+
+    /// A reader that pauses after the first piece of a 2 MiB response cut short: more than the
+    /// transports hold for a reader (512 KiB), so that the rest waits in the connection's own
+    /// buffers when it fails.
+    private func slowReader(throughSOCKS: Bool) async throws {
+        let (wire, body) = Self.largeCutResponse(chunks: 256, size: 8192)
+        let server = try await FaultServer.start(.raw(wire))
+        do {
+            try await SOCKSProxy.withProxy { proxy in
+                try await withClient(
+                    nil,
+                    configure: {
+                        $0.retryPolicy = .none
+                        if throughSOCKS { $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, kind: .socks5) }
+                    }
+                ) { client in
+                    let (received, error) = try await Self.read(server.url, with: client, pause: .milliseconds(300))
+                    // Compared as a Bool: a failing comparison of two 2 MiB values would have
+                    // the test library diff them byte by byte.
+                    let mismatch = zip(received, body).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    #expect(received.count == body.count && mismatch == nil, "\(received.count) of \(body.count) bytes, first difference at \(String(describing: mismatch))")
+                    #expect(error?.kind == .connectionFailed)
+                }
+            }
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
     }
 
     @Test("every byte that came before the connection failed reaches the reader, in order, then the failure")

@@ -178,18 +178,31 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func refuse(_ error: any Error, context: ChannelHandlerContext) {
         keepAlive = false
         decoder = nil
+        // What came after a part that cannot be read is not delivered.
+        queue.removeAll()
         abandon(error)
         if !isRemoved { context.close(promise: nil) }
     }
 
-    /// Fails the exchange still waiting, if any, with `error`.
+    /// Fails the exchange still waiting, if any, with `error`, after the body pieces that
+    /// arrived before it and wait for the reader: they are delivered first, decoded.
     private func abandon(_ error: any Error) {
+        let queued = queue
         queue.removeAll()
-        if let exchange {
-            self.exchange = nil
-            exchange.finished.succeed(false)
-            exchange.handoff.end(.failure(error))
+        guard let exchange else { return }
+        self.exchange = nil
+        var remainder: [ByteBuffer] = []
+        for case .body(let received) in queued {
+            guard let decoder else {
+                remainder.append(received)
+                continue
+            }
+            guard let piece = try? decoder.decode(received) else { break }
+            if piece.readableBytes > 0 { remainder.append(piece) }
         }
+        decoder = nil
+        exchange.finished.succeed(false)
+        exchange.handoff.end(.failure(error), after: remainder)
     }
 }
 

@@ -57,7 +57,7 @@ final class Session: Sendable {
             return CourierError(
                 .timeout,
                 "The WebSocket server stopped answering pings\(pingInterval.map { " (sent every \($0))" } ?? ""); the connection was closed.",
-                url: url
+                url: url, underlyingError: UnansweredPing()
             )
         }
         guard closure == nil else { return nil }
@@ -97,6 +97,12 @@ final class Session: Sendable {
         }
         return nil
     }
+}
+
+/// The underlying error of the ``Courier/CourierError/Kind/timeout`` that ends a connection
+/// whose server left a ping unanswered.
+package struct UnansweredPing: Error, CustomStringConvertible {
+    package var description: String { "a ping went unanswered" }
 }
 
 /// Watches the frames of a WebSocket connection for ``Session``, right behind the frame

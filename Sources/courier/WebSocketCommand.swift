@@ -119,6 +119,10 @@ struct WebSocketCommand: AsyncParsableCommand {
             }
         } catch let error where (error as? CourierError)?.kind == .cancelled || error is CancellationError {
             throw CommandFailure(.interrupted, "interrupted")
+        } catch let error as CourierError where error.underlyingError is UnansweredPing {
+            // Not the request's own timeout, which the generic sentence is about: the
+            // library's sentence says what happened.
+            throw CommandFailure(.timeout, error.message)
         }
     }
 

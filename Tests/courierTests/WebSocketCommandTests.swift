@@ -51,6 +51,15 @@ struct WebSocketCommandTests {
         }
     }
 
+    @Test("a server that stops answering pings ends the command with curl's timeout status")
+    func unansweredPings() async throws {
+        try await withEchoServer { server in
+            let run = await courier(stdin: "", "ws", server.url("/silent").absoluteString, "--ping-interval", "0.2", "--max-messages", "1")
+            #expect(run.status == 28, "\(run.stderr)")
+            #expect(run.stderr.contains("pings"), "\(run.stderr)")
+        }
+    }
+
     @Test("an answer other than 101 fails as --fail would; ftp:// is refused as curl refuses it")
     func refusals() async throws {
         try await withEchoServer { server in

@@ -50,6 +50,28 @@ struct CutShortResponseTests {
         return (wire, body)
     }
 
+    /// Runs `body` with a server that answers every request with `wire` and then closes, and
+    /// a client without retries that reaches it directly or, when `throughSOCKS`, through a
+    /// SOCKS5 proxy on the client's own connections.
+    private func withCutServer(_ wire: [UInt8], throughSOCKS: Bool, _ body: (URL, CourierClient) async throws -> Void) async throws {
+        let server = try await FaultServer.start(.raw(wire))
+        do {
+            try await SOCKSProxy.withProxy { proxy in
+                try await withClient(
+                    nil,
+                    configure: {
+                        $0.retryPolicy = .none
+                        if throughSOCKS { $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, kind: .socks5) }
+                    }
+                ) { client in try await body(server.url, client) }
+            }
+        } catch {
+            try? await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
     @Test("a reader that falls behind still gets every byte that came before the failure")
     func aSlowReaderGetsEveryByte() async throws {
         try await slowReader(throughSOCKS: false)
@@ -65,29 +87,14 @@ struct CutShortResponseTests {
     /// buffers when it fails.
     private func slowReader(throughSOCKS: Bool) async throws {
         let (wire, body) = Self.largeCutResponse(chunks: 256, size: 8192)
-        let server = try await FaultServer.start(.raw(wire))
-        do {
-            try await SOCKSProxy.withProxy { proxy in
-                try await withClient(
-                    nil,
-                    configure: {
-                        $0.retryPolicy = .none
-                        if throughSOCKS { $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, kind: .socks5) }
-                    }
-                ) { client in
-                    let (received, error) = try await Self.read(server.url, with: client, pause: .milliseconds(300))
-                    // Compared as a Bool: a failing comparison of two 2 MiB values would have
-                    // the test library diff them byte by byte.
-                    let mismatch = zip(received, body).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-                    #expect(received.count == body.count && mismatch == nil, "\(received.count) of \(body.count) bytes, first difference at \(String(describing: mismatch))")
-                    #expect(error?.kind == .connectionFailed)
-                }
-            }
-        } catch {
-            try? await server.shutdown()
-            throw error
+        try await withCutServer(wire, throughSOCKS: throughSOCKS) { url, client in
+            let (received, error) = try await Self.read(url, with: client, pause: .milliseconds(300))
+            // Compared as a Bool: a failing comparison of two 2 MiB values would have the test
+            // library diff them byte by byte.
+            let mismatch = zip(received, body).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(received.count == body.count && mismatch == nil, "\(received.count) of \(body.count) bytes, first difference at \(String(describing: mismatch))")
+            #expect(error?.kind == .connectionFailed)
         }
-        try await server.shutdown()
     }
 
     @Test("every byte that came before the connection failed reaches the reader, in order, then the failure")
@@ -96,43 +103,21 @@ struct CutShortResponseTests {
         // turn of the loop hands a reader, all of them before the connection's end.
         for chunks in [1, 60, 400] {
             let (wire, body) = Self.cutResponse(chunks: chunks)
-            let server = try await FaultServer.start(.raw(wire))
-            do {
-                try await withClient(nil, configure: { $0.retryPolicy = .none }) { client in
-                    let (received, error) = try await Self.read(server.url, with: client)
-                    #expect(received == body, "\(chunks) chunks: \(received.count) of \(body.count) bytes")
-                    #expect(error?.kind == .connectionFailed)
-                }
-            } catch {
-                try? await server.shutdown()
-                throw error
+            try await withCutServer(wire, throughSOCKS: false) { url, client in
+                let (received, error) = try await Self.read(url, with: client)
+                #expect(received == body, "\(chunks) chunks: \(received.count) of \(body.count) bytes")
+                #expect(error?.kind == .connectionFailed)
             }
-            try await server.shutdown()
         }
     }
 
     @Test("through the client's own connections (a SOCKS5 proxy) too")
     func everyByteThroughTheClientsOwnConnections() async throws {
         let (wire, body) = Self.cutResponse(chunks: 400)
-        let server = try await FaultServer.start(.raw(wire))
-        do {
-            try await SOCKSProxy.withProxy { proxy in
-                try await withClient(
-                    nil,
-                    configure: {
-                        $0.retryPolicy = .none
-                        $0.proxy = Proxy(host: "127.0.0.1", port: proxy.port, kind: .socks5)
-                    }
-                ) { client in
-                    let (received, error) = try await Self.read(server.url, with: client)
-                    #expect(received == body, "\(received.count) of \(body.count) bytes")
-                    #expect(error?.kind == .connectionFailed)
-                }
-            }
-        } catch {
-            try? await server.shutdown()
-            throw error
+        try await withCutServer(wire, throughSOCKS: true) { url, client in
+            let (received, error) = try await Self.read(url, with: client)
+            #expect(received == body, "\(received.count) of \(body.count) bytes")
+            #expect(error?.kind == .connectionFailed)
         }
-        try await server.shutdown()
     }
 }

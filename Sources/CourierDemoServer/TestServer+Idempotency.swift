@@ -3,10 +3,12 @@ import NIOCore
 import NIOHTTP1
 
 extension TestServerRoutes {
-    /// `/idempotent[/...]?delay=S`, any method: a server that honours `Idempotency-Key`. The
-    /// first request with a key applies it (see ``IdempotencyLedger``) and answers 201 after
-    /// `S` seconds (default 0); a request with the same key meanwhile gets 409, and later ones
-    /// get the same 201 again, with `Idempotent-Replayed: true`. Without a key: 400.
+    /// `/idempotent[/...]?delay=S&gate=NAME`, any method: a server that honours
+    /// `Idempotency-Key`. The first request with a key applies it (see ``IdempotencyLedger``)
+    /// and answers 201 after `S` seconds (default 0), or, with `gate`, once the test opens the
+    /// gate NAME (see ``TestServer/openGate(_:)``); a request with the same key within those `S`
+    /// seconds gets 409, and later ones get the same 201 again, with `Idempotent-Replayed: true`. Without a
+    /// key: 400.
     static func idempotent(_ request: TestRequest) -> TestResponse {
         guard let key = request.header("Idempotency-Key"), !key.isEmpty else {
             return .error(.badRequest, "an Idempotency-Key header is required")
@@ -18,6 +20,7 @@ extension TestServerRoutes {
         case .applied(let entry):
             var response = answer(key: key, entry: entry)
             response.delay = .milliseconds(Int64(delay * 1000))
+            response.gate = request.queryValue("gate")
             return response
         case .replay(let entry):
             var response = answer(key: key, entry: entry)

@@ -20,13 +20,15 @@ enum QueueWorkerScenarios {
     }
 
     /// Two workers deliver what a third process wrote: each record once, ordered ones in order,
-    /// and both workers take part.
+    /// and both workers take part. The unordered records are answered once four of them wait
+    /// at the server: more than one worker sends at a time, so the other worker has claimed
+    /// some by then, however late it starts on a loaded machine.
     static func workersShareTheQueue(_ storage: QueueStorage, server: TestServer) async throws {
         try await CourierClient.withClient { client in
             let producer = try await client.openQueue(configuration(storage, delivers: false))
             var ids: [String] = []
             for index in 0..<24 {
-                let url = server.url("/idempotent/u\(index)?delay=0.05").absoluteString
+                let url = server.url("/idempotent/u\(index)?gate=both-workers").absoluteString
                 ids.append(try await producer.enqueue(CourierRequest<Void>(method: .post, path: url), isOrdered: false).id)
             }
             for index in 0..<6 {
@@ -41,6 +43,11 @@ enum QueueWorkerScenarios {
             let secondEvents = await second.events()
             async let firstDone = first.run(deadline: .seconds(120))
             async let secondDone = second.run(deadline: .seconds(120))
+            // Bounded: after a minute the gate opens anyway, and the counts below tell.
+            for _ in 0..<600 where server.requestsWaiting(atGate: "both-workers") < 4 {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            server.openGate("both-workers")
             let done = try await (firstDone, secondDone)
             await first.close()
             await second.close()

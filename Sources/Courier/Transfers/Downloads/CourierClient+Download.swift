@@ -11,6 +11,10 @@ extension CourierClient {
     /// for any request, and each retry resumes from the bytes on disk (`Range` with
     /// `If-Range`); a download cancelled or interrupted for good keeps its partial file, and a
     /// later call with the same URL and destination continues it, in this process or another.
+    /// The file is left to the operating system to write out, as curl and browsers leave it:
+    /// it is not forced to disk (`fsync`) before it is placed, which on a disk slower than the
+    /// network would hold the call until every byte is written out. Synchronize the file
+    /// yourself (`FileHandle.synchronize()`) if it must survive a power cut.
     ///
     /// The download takes the path every request takes: the base URL and default headers,
     /// interceptors, the client's credentials (basic, digest, bearer) with their cross-origin
@@ -222,7 +226,6 @@ extension CourierClient {
         }
         let partial = try PartialFile.open(at: working.partial, from: 0)
         try partial.write(prefix.bytes)
-        partial.synchronize()
         let record = ResumeRecord(
             for: requestURL, entityTag: prefix.entityTag, lastModified: nil, bytesReceived: partial.length,
             totalBytes: prefix.total, fileName: fileName
@@ -296,7 +299,6 @@ extension CourierClient {
             if let total, partial.length > total { break }
             if let limit = options.maximumBytes, partial.length > limit { throw Self.tooLarge(limit, head: head) }
         }
-        partial.synchronize()
         if let total, partial.length != total {
             if partial.length > total {
                 throw CourierError(

@@ -68,11 +68,6 @@ final class PartialFile {
         length += Int64(written)
     }
 
-    /// Forces the written bytes to disk.
-    func synchronize() {
-        _ = fsync(descriptor)
-    }
-
     /// The length of the regular file at `url`, or `nil` when there is none (a link is not
     /// followed and counts as none).
     static func length(of url: URL) -> Int64? {

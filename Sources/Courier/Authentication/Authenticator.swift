@@ -85,7 +85,7 @@ package final class Authenticator: Sendable {
     /// Adds the credentials for `request`'s origin, unless the request sets its own
     /// `Authorization` or may not use the client's credentials; returns what it added.
     func authorize(_ request: inout CourierHTTPRequest, attempts: AuthenticationAttempts) async throws -> Sent? {
-        let origin = RedirectStateMachine.origin(of: request.url)
+        let origin = request.rememberOrigin()
         guard request.usesClientCredentials, let entry = entries[origin], !request.headers.contains("Authorization") else { return nil }
         switch entry {
         case .bearer(let refresher):

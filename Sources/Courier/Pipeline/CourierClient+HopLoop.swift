@@ -60,7 +60,7 @@ extension CourierClient {
             sent += 1
             let origin: String
             do {
-                origin = try await admit(outgoing, deadline: deadline)
+                origin = try await admit(&outgoing, deadline: deadline)
             } catch {
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 throw error
@@ -138,11 +138,12 @@ extension CourierClient {
     }
 
     /// Checks a request's method and headers for the wire, then waits for its scheduler slot,
-    /// no later than `deadline`; returns the origin the slot was taken for.
-    nonisolated(nonsending) func admit(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil) async throws -> String {
+    /// no later than `deadline`; returns the origin the slot was taken for, which the request
+    /// keeps for the transport.
+    nonisolated(nonsending) func admit(_ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil) async throws -> String {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
-        let origin = RedirectStateMachine.origin(of: request.url)
+        let origin = request.rememberOrigin()
         do {
             try await scheduler.acquire(host: origin, priority: request.priority, request: request.id, deadline: deadline)
         } catch is Scheduler.WaitExpired {

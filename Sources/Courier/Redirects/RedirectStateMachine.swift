@@ -115,18 +115,24 @@ package struct RedirectStateMachine {
                 portStart = portColon + 1
             }
             let isHTTPS = colon == 5 && zip(bytes[..<colon], "https".utf8).allSatisfy { lowered($0) == $1 }
-            var origin: [UInt8] = []
-            origin.reserveCapacity(end + 8)
-            for byte in bytes[..<colon] { origin.append(lowered(byte)) }
-            origin.append(contentsOf: "://".utf8)
-            for byte in bytes[hostStart..<hostEnd] { origin.append(lowered(byte)) }
-            origin.append(UInt8(ascii: ":"))
-            if portStart < end {
-                origin.append(contentsOf: bytes[portStart..<end])
-            } else {
-                origin.append(contentsOf: (isHTTPS ? "443" : "80").utf8)
+            // Written straight into the string's storage: one allocation, none when short.
+            return String(unsafeUninitializedCapacity: end + 8) { origin in
+                var count = 0
+                func append(_ byte: UInt8) {
+                    origin[count] = byte
+                    count += 1
+                }
+                for byte in bytes[..<colon] { append(lowered(byte)) }
+                for byte in "://".utf8 { append(byte) }
+                for byte in bytes[hostStart..<hostEnd] { append(lowered(byte)) }
+                append(UInt8(ascii: ":"))
+                if portStart < end {
+                    for byte in bytes[portStart..<end] { append(byte) }
+                } else {
+                    for byte in (isHTTPS ? "443" : "80").utf8 { append(byte) }
+                }
+                return count
             }
-            return String(decoding: origin, as: UTF8.self)
         } ?? url.absoluteString
     }
 

@@ -91,6 +91,9 @@ public struct CourierHTTPRequest: Sendable {
     /// transport that receives a file download where the client cannot count it, such as a
     /// download task writing a file of its own.
     package var reportsReceived: (@Sendable (_ received: Int64, _ expected: Int64?) -> Void)?
+    /// The origin the request loop computed for ``url`` when it admitted the exchange, kept
+    /// with the URL it was computed from, so that the transport does not compute it again.
+    private var admittedOrigin: (url: URL, origin: String)?
     /// The redirect rules for this request; `nil` uses the client's.
     public var redirectPolicy: RedirectPolicy?
     /// The credentials of this request alone (from ``CourierRequest/credential``), used instead of
@@ -123,6 +126,21 @@ public struct CourierHTTPRequest: Sendable {
     }
 
     private var storage: CopyOnWrite<Fields>
+
+    /// Scheme, host and effective port of ``url`` (see ``RedirectStateMachine/origin(of:)``),
+    /// computed once per exchange: the value kept by ``rememberOrigin()`` while the URL is the
+    /// one it was computed from.
+    package var origin: String {
+        if let admittedOrigin, admittedOrigin.url == url { return admittedOrigin.origin }
+        return RedirectStateMachine.origin(of: url)
+    }
+
+    /// Computes ``origin`` for the current URL and keeps it; returns it.
+    package mutating func rememberOrigin() -> String {
+        let origin = self.origin
+        admittedOrigin = (url, origin)
+        return origin
+    }
 
     private var fields: Fields {
         get { storage.value }

@@ -41,7 +41,25 @@ struct LoopBalancerTests {
         #expect(balancer.acquire(origin) == (home, true))
     }
 
-    @Test func originsAreBalancedApartAndForgottenOnceIdle() {
+    @Test func idleOriginsAreKeptUpToTheBoundAndForgottenPastIt() {
+        let balancer = LoopBalancer(loopCount: 2)
+        let count = LoopBalancer.idleOriginsKept + 40
+        for index in 0..<count {
+            let origin = "http://host\(index).example:80"
+            let (loop, wasIdle) = balancer.acquire(origin)
+            #expect(wasIdle)
+            balancer.release(origin, loop: loop)
+        }
+        #expect(balancer.originsInFlight == 0)
+        #expect(balancer.originsHeld == LoopBalancer.idleOriginsKept)
+        // A kept origin's counts start from zero again.
+        let kept = "http://host0.example:80"
+        #expect(balancer.load(of: kept) == [0, 0])
+        #expect(balancer.acquire(kept) == (balancer.home(of: kept), true))
+        #expect(balancer.originsInFlight == 1)
+    }
+
+    @Test func originsAreBalancedApartAndCountInFlightOnlyWhileBusy() {
         let balancer = LoopBalancer(loopCount: 2)
         let other = "https://example.com"
         let first = (0..<3).map { _ in balancer.acquire(origin).loop }

@@ -40,7 +40,7 @@ extension CourierAsyncHTTPClientTransport {
         let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
-        let route = pool.route(to: request.url)
+        let route = pool.route(to: request)
         let delegate = StreamingDelegate(
             handoff: handoff, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
             regions: regions, watch: watch, earlyEnd: numbered.earlyEnd

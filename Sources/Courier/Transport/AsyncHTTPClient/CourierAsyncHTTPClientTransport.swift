@@ -111,7 +111,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         )
         let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
-        let route = pool.route(to: request.url)
+        let route = pool.route(to: request)
         defer { pool.release(route) }
         let collected: CollectedResponse
         do {

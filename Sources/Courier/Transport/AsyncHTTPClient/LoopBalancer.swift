@@ -11,9 +11,12 @@ import NIOConcurrencyHelpers
 /// Each origin has a home loop. A request goes to the loop with the fewest of that origin's
 /// requests in flight, the home loop when it is among them: requests sent one after another
 /// all go home, and so reuse the one connection there; requests sent at once spread evenly,
-/// and so do the connections opened for them. An origin is forgotten once nothing of it is
-/// in flight, so the table holds no more origins than there are requests in flight.
+/// and so do the connections opened for them. Once nothing of an origin is in flight, its
+/// counts stay while the table holds fewer than ``idleOriginsKept`` origins, and are forgotten
+/// otherwise, so the table holds at most that many origins beside those in flight.
 struct LoopBalancer: Sendable {
+    /// How many origins the table holds before an origin with nothing in flight is forgotten.
+    static let idleOriginsKept = 64
     private let loopCount: Int
     private let inFlight = NIOLockedValueBox<[String: [Int]]>([:])
 
@@ -53,7 +56,9 @@ struct LoopBalancer: Sendable {
         inFlight.withLockedValue { table in
             guard var counts = table.removeValue(forKey: origin) else { return }
             counts[loop] = max(0, counts[loop] - 1)
-            if counts.contains(where: { $0 > 0 }) { table[origin] = counts }
+            // An idle origin's counts are kept, up to a bound, so that its next request does
+            // not allocate them again.
+            if table.count < Self.idleOriginsKept || counts.contains(where: { $0 > 0 }) { table[origin] = counts }
         }
     }
 
@@ -64,6 +69,11 @@ struct LoopBalancer: Sendable {
 
     /// How many origins have requests in flight.
     var originsInFlight: Int {
+        inFlight.withLockedValue { $0.values.count { $0.contains { $0 > 0 } } }
+    }
+
+    /// How many origins the table holds, in flight or kept while idle.
+    var originsHeld: Int {
         inFlight.withLockedValue { $0.count }
     }
 }

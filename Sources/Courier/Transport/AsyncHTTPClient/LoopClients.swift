@@ -61,11 +61,11 @@ final class LoopClients: Sendable {
         self.logger = logger
     }
 
-    /// Where a request to `url` sent from the current thread goes. Pass it to
-    /// ``release(_:)`` once the request has ended.
-    func route(to url: URL) -> Route {
+    /// Where `request`, sent from the current thread, goes. Pass it to ``release(_:)`` once
+    /// the request has ended.
+    func route(to request: CourierHTTPRequest) -> Route {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else {
-            let origin = RedirectStateMachine.origin(of: url)
+            let origin = request.origin
             let (index, wasIdle) = balancer.acquire(origin)
             return Route(client: shared, loop: loops[index], balanced: (origin, index), startsOnLoop: wasIdle)
         }

@@ -11,7 +11,7 @@ extension CourierClient {
     /// for any request, and each retry resumes from the bytes on disk (`Range` with
     /// `If-Range`); a download cancelled or interrupted for good keeps its partial file, and a
     /// later call with the same URL and destination continues it, in this process or another.
-    /// The file is left to the operating system to write out, as curl and browsers leave it:
+    /// The file is left to the operating system to write out, as curl leaves it:
     /// it is not forced to disk (`fsync`) before it is placed, which on a disk slower than the
     /// network would hold the call until every byte is written out. Synchronize the file
     /// yourself (`FileHandle.synchronize()`) if it must survive a power cut.

@@ -26,6 +26,11 @@ public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
+    /// A list of `fields`, in order.
+    init(fields: [Field]) {
+        self.fields = fields
+    }
+
     /// A list from a dictionary literal, in the literal's order.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)

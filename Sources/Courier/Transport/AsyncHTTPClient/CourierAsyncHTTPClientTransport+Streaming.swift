@@ -84,7 +84,7 @@ extension CourierAsyncHTTPClientTransport {
             let response = CourierResponse(
                 status: Int(head.status.code),
                 reasonPhrase: head.status.reasonPhrase,
-                headers: Headers(head.headers.map { ($0.name, $0.value) }),
+                headers: Headers(received: head.headers),
                 url: url,
                 timing: timing,
                 request: request,

@@ -131,7 +131,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         var response = CourierResponse(
             status: Int(collected.head.status.code),
             reasonPhrase: collected.head.status.reasonPhrase,
-            headers: Headers(collected.head.headers.map { ($0.name, $0.value) }),
+            headers: Headers(received: collected.head.headers),
             body: collected.body.map { buffer in buffer.withUnsafeReadableBytes { Data($0) } } ?? Data(),
             url: request.url,
             timing: timing,

@@ -178,7 +178,7 @@ final class Exchange: Sendable {
         return CourierResponse(
             status: Int(head.status.code),
             reasonPhrase: head.status.reasonPhrase,
-            headers: Headers(head.headers.map { ($0.name, $0.value) }),
+            headers: Headers(received: head.headers),
             url: request.url,
             timing: timing,
             request: request,

@@ -201,6 +201,11 @@ extension Headers {
             self.init()
             return
         }
-        self.init(fields.map { ($0.name, $0.value) })
+        self.init(received: fields)
+    }
+
+    /// Fields as received by NIO, in order, copied once.
+    init(received fields: HTTPHeaders) {
+        self.init(fields: fields.map { Field(name: $0.name, value: $0.value) })
     }
 }

@@ -57,18 +57,13 @@ struct EventsCommand: AsyncParsableCommand {
     var readTimeout: Duration?
 
     @Option(help: "Print a machine-readable line per event instead: json.")
-    var report: ReportFormat?
+    var report: FetchCommand.ReportFormat?
 
     @OptionGroup var client: ClientOptions
 
     @OptionGroup var authentication: AuthenticationOptions
 
     @OptionGroup(title: "netrc") var netrc: NetrcOptions
-
-    /// The machine-readable formats.
-    enum ReportFormat: String, ExpressibleByArgument {
-        case json
-    }
 
     func validate() throws {
         if noReconnect && reconnect { throw ValidationError("Give --reconnect or --no-reconnect, not both.") }

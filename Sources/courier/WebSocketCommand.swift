@@ -54,18 +54,13 @@ struct WebSocketCommand: AsyncParsableCommand {
     var noCompression = false
 
     @Option(help: "Print a machine-readable line per message instead: json.")
-    var report: ReportFormat?
+    var report: FetchCommand.ReportFormat?
 
     @OptionGroup var client: ClientOptions
 
     @OptionGroup var authentication: AuthenticationOptions
 
     @OptionGroup(title: "netrc") var netrc: NetrcOptions
-
-    /// The machine-readable formats.
-    enum ReportFormat: String, ExpressibleByArgument {
-        case json
-    }
 
     func run() async throws {
         let out = Output.current

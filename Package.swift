@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
+        .library(name: "CourierCachePostgres", targets: ["CourierCachePostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierServerSentEvents", targets: ["CourierServerSentEvents"]),
         .library(name: "CourierWebSockets", targets: ["CourierWebSockets"]),
@@ -129,8 +130,36 @@ let package = Package(
             dependencies: [
                 "Courier",
                 "CourierQueue",
+                "CourierPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The HTTP cache in PostgreSQL, shared by processes on many hosts.
+        .target(
+            name: "CourierCachePostgres",
+            dependencies: [
+                "Courier",
+                "CourierPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // What the PostgreSQL products share (reading a postgres:// URL, deadlines on
+        // statements, closing connections); not a product of its own.
+        .target(
+            name: "CourierPostgres",
+            dependencies: [
+                "Courier",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -237,6 +266,7 @@ let package = Package(
                 "Courier",
                 "CourierQueue",
                 "CourierQueuePostgres",
+                "CourierCachePostgres",
                 "CourierServerSentEvents",
                 "CourierWebSockets",
                 "CourierDemoServer",
@@ -310,6 +340,8 @@ let package = Package(
                 "Courier",
                 "CourierQueue",
                 "CourierQueuePostgres",
+                "CourierCachePostgres",
+                "CourierPostgres",
                 "CourierTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

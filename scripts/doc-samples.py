@@ -106,6 +106,7 @@ def main():
             "import CourierLifecycle",
             "import CourierOpenAPI",
             "import CourierQueue",
+            "import CourierCachePostgres",
             "import CourierQueuePostgres",
             "import CourierServerSentEvents",
             "import CourierTesting",

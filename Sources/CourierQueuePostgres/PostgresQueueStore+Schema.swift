@@ -1,10 +1,7 @@
-import Courier
-import Logging
-import PostgresNIO
+import CourierPostgres
 
-/// The queue's tables, created and migrated by the store itself: `courier_queue_schema` holds
-/// the format, and each worker that opens the database brings it up to date under an advisory
-/// lock, so that workers starting together migrate it once.
+/// The queue's tables, created and migrated by the store itself (``PostgresSchema``):
+/// `courier_queue_schema` holds the format.
 extension PostgresQueueStore {
     /// The format this version writes: ``migrations`` has one step for each.
     static var schemaVersion: Int { migrations.count }
@@ -75,54 +72,9 @@ extension PostgresQueueStore {
         ],
     ]
 
-    /// The version of the tables as last committed, read without any lock; 0 when there are
-    /// none yet.
-    private static func committedVersion(on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let exists = try await connection.query("SELECT to_regclass('courier_queue_schema') IS NOT NULL", logger: logger).collect()
-        guard try exists.first?.decode(Bool.self) == true else { return 0 }
-        let rows = try await connection.query("SELECT max(version) FROM courier_queue_schema", logger: logger).collect()
-        return try rows.first?.decode(Int?.self) ?? 0
-    }
-
     /// A number of PostgreSQL's advisory locks, taken while the tables are migrated.
     static let migrationLock: Int64 = 0x636F_7572_6965_72
 
-    /// Creates the tables, or brings them to ``schemaVersion``, in one transaction on
-    /// `connection`.
-    ///
-    /// Tables already at this version are opened without the lock: a worker stopped in the
-    /// middle of opening (paused, or killed before PostgreSQL noticed) holds the lock until its
-    /// session ends, and every other worker would wait for it.
-    static func migrate(on connection: PostgresConnection, location: String, logger: Logger) async throws(CourierError) {
-        let steps = migrations
-        if (try? await committedVersion(on: connection, logger: logger)) == steps.count { return }
-        let found: Int
-        do {
-            found = try await connection.withTransaction(logger: logger) { connection in
-                // Every result is read to its end before the next statement: a result left
-                // unread (the lock's one row) could leave the connection waiting for ever.
-                func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
-                    try await connection.query(query, logger: logger).collect()
-                }
-                _ = try await run("SELECT pg_advisory_xact_lock(\(migrationLock))")
-                _ = try await run("CREATE TABLE IF NOT EXISTS courier_queue_schema (version integer NOT NULL)")
-                let current = try await run("SELECT max(version) FROM courier_queue_schema").first?.decode(Int?.self) ?? 0
-                guard current < steps.count else { return current }
-                for step in steps.dropFirst(current) {
-                    for statement in step { _ = try await run(PostgresQuery(unsafeSQL: statement)) }
-                }
-                _ = try await run("DELETE FROM courier_queue_schema")
-                _ = try await run("INSERT INTO courier_queue_schema (version) VALUES (\(steps.count))")
-                return current
-            }
-        } catch {
-            throw storageError((error as? PostgresTransactionError).flatMap { $0.closureError ?? $0.beginError ?? $0.commitError } ?? error, location: location, action: "prepared")
-        }
-        guard found <= steps.count else {
-            throw CourierError(
-                .queueStorage,
-                "The queue tables at \(location) were written by a newer Courier (format \(found), this one reads \(steps.count)); open them with that version."
-            )
-        }
-    }
+    /// The tables, their format and how each format is made.
+    static let schema = PostgresSchema(versionTable: "courier_queue_schema", lock: migrationLock, migrations: migrations)
 }

@@ -1,4 +1,5 @@
 import Courier
+import CourierPostgres
 import CourierQueue
 import Foundation
 import Logging
@@ -16,7 +17,7 @@ import PostgresNIO
 actor PostgresQueueStore: QueueBackend {
     nonisolated let location: String
     nonisolated let warnings: [String] = []
-    let target: PostgresQueueLocation
+    let target: PostgresLocation
     let client: PostgresClient
     let logger: Logger
     private let encoder = JSONEncoder()
@@ -26,7 +27,7 @@ actor PostgresQueueStore: QueueBackend {
     private let broadcast = ChangeBroadcast()
     private var isClosed = false
 
-    private init(target: PostgresQueueLocation, logger: Logger) {
+    private init(target: PostgresLocation, logger: Logger) {
         self.target = target
         self.location = target.redacted
         self.logger = logger
@@ -38,38 +39,12 @@ actor PostgresQueueStore: QueueBackend {
     /// - Throws: ``CourierError/Kind/queueStorage`` when the server cannot be reached and its
     ///   tables made ready within the location's `connect_timeout`, refuses the login, or holds
     ///   tables of a newer format.
-    static func open(_ target: PostgresQueueLocation, logger: Logger) async throws(CourierError) -> PostgresQueueStore {
+    static func open(_ target: PostgresLocation, logger: Logger) async throws(CourierError) -> PostgresQueueStore {
         // One connection of its own first: a server that is not there, or refuses the login,
         // is an error at once rather than a pool that keeps trying.
-        var settings = try target.connectionConfiguration()
-        // The deadline below bounds the whole of opening and names `connect_timeout`; the
-        // connection's own timer is set past it so that it never answers first with less.
-        settings.options.connectTimeout = .seconds(target.connectTimeout.components.seconds + 5)
-        let configuration = settings
-        // Opening is not waited for past the deadline: a migration that waits for another
-        // worker's lock, or a server that answers the login and then nothing, would otherwise
-        // hold the caller however its task is cancelled. Its connection is closed instead.
-        let opening = OpeningConnection()
-        let outcome = await bounded(by: target.connectTimeout) {
-            let connection: PostgresConnection
-            do {
-                connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            } catch {
-                throw storageError(error, location: target.redacted, action: "reached")
-            }
-            guard opening.keep(connection) else {
-                throw CourierError(.cancelled, "Opening the queue database at \(target.redacted) was abandoned.")
-            }
-            do throws(CourierError) {
-                try await migrate(on: connection, location: target.redacted, logger: logger)
-            } catch {
-                await opening.close()
-                throw error
-            }
-            await opening.close()
-        }
-        if case .failure(let error) = outcome {
-            opening.abandon()
+        do {
+            try await schema.prepare(target, logger: logger)
+        } catch {
             throw openingError(error, target: target)
         }
         let store = PostgresQueueStore(target: target, logger: logger)
@@ -94,7 +69,7 @@ actor PostgresQueueStore: QueueBackend {
         // seconds, so that a connection the network dropped cannot hold the close.
         let pool = pool
         let listener = listener
-        _ = await PostgresQueueStore.bounded(by: .seconds(10)) {
+        _ = await outcome(within: .seconds(10)) {
             await pool?.value
             await listener?.value
         }
@@ -126,43 +101,23 @@ actor PostgresQueueStore: QueueBackend {
         }
         let client = client
         let logger = logger
-        let outcome = await PostgresQueueStore.bounded(by: PostgresQueueStore.statementDeadline) { try await work(client, logger) }
-        switch outcome {
+        let result = await outcome(within: PostgresQueueStore.statementDeadline) { try await work(client, logger) }
+        switch result {
         case .success(let rows): return rows
         case .failure(let error): throw PostgresQueueStore.storageError(error, location: location, action: action)
         }
     }
 
-    /// What `work` returns, or a ``StatementTimeout`` once `deadline` has passed, or a
-    /// cancellation error once the caller is cancelled: whichever comes first. The work is
-    /// cancelled then, but not waited for, so that a statement stuck on a connection the
-    /// server dropped without a word never holds the queue.
-    static func bounded<Value: Sendable>(
-        by deadline: Duration, _ work: @escaping @Sendable () async throws -> Value
-    ) async -> Result<Value, any Error> {
-        let first = FirstOutcome<Value>()
-        let task = Task {
-            do { first.settle(with: .success(try await work())) } catch { first.settle(with: .failure(error)) }
-        }
-        let timer = Task {
-            try? await Task.sleep(for: deadline)
-            if !Task.isCancelled { first.settle(with: .failure(StatementTimeout(deadline: deadline))) }
-        }
-        let outcome = await withTaskCancellationHandler {
-            await first.value
-        } onCancel: {
-            first.settle(with: .failure(CancellationError()))
-        }
-        task.cancel()
-        timer.cancel()
-        return outcome
-    }
-
     /// Why opening `target` failed, as the error ``open(_:logger:)`` throws.
-    static func openingError(_ error: any Error, target: PostgresQueueLocation) -> CourierError {
+    static func openingError(_ error: any Error, target: PostgresLocation) -> CourierError {
         switch error {
         case let error as CourierError:
             return error
+        case let error as PostgresSchema.TooNew:
+            return CourierError(
+                .queueStorage,
+                "The queue tables at \(target.redacted) were written by a newer Courier (format \(error.found), this one reads \(error.known)); open them with that version."
+            )
         case is StatementTimeout:
             return CourierError(
                 .queueStorage,
@@ -171,7 +126,7 @@ actor PostgresQueueStore: QueueBackend {
         case is CancellationError:
             return CourierError(.cancelled, "Opening the queue database at \(target.redacted) was cancelled.", underlyingError: error)
         default:
-            return storageError(error, location: target.redacted, action: "reached")
+            return storageError(error, location: target.redacted, action: "opened")
         }
     }
 
@@ -264,10 +219,10 @@ actor PostgresQueueStore: QueueBackend {
                         }
                         failures = 0
                     } catch {
-                        await PostgresQueueStore.close(connection)
+                        await closeAndWait(connection)
                         throw error
                     }
-                    await PostgresQueueStore.close(connection)
+                    await closeAndWait(connection)
                 } catch {
                     if Task.isCancelled { return }
                     failures += 1
@@ -276,13 +231,6 @@ actor PostgresQueueStore: QueueBackend {
                 try? await Task.sleep(for: .seconds(min(failures, 5)))
             }
         }
-    }
-
-    /// Closes `connection` and waits until it is: PostgresNIO asserts that a connection is
-    /// closed before it is released.
-    static func close(_ connection: PostgresConnection) async {
-        let closed: EventLoopFuture<Void> = connection.close()
-        try? await closed.get()
     }
 
     /// The channel the trigger notifies.

@@ -1,4 +1,5 @@
 import Courier
+import CourierPostgres
 import CourierQueue
 import Foundation
 
@@ -19,9 +20,9 @@ extension QueueStorage {
     /// the server cannot be reached and the tables made ready within `connect_timeout`, or the
     /// server refuses the login.
     public static func postgres(_ url: URL) -> QueueStorage {
-        let shown = (try? PostgresQueueLocation(url).redacted) ?? PostgresQueueLocation.withoutPassword(url)
+        let shown = (try? PostgresLocation(url, purpose: "queue").redacted) ?? PostgresLocation.withoutPassword(url)
         return QueueStorage(description: shown) { logger throws(CourierError) in
-            try await PostgresQueueStore.open(try PostgresQueueLocation(url), logger: logger)
+            try await PostgresQueueStore.open(try PostgresLocation(url, purpose: "queue"), logger: logger)
         }
     }
 }

@@ -30,6 +30,19 @@ struct BatchCommand: AsyncParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
+    @Option(
+        name: .customLong("cache"),
+        help: ArgumentHelp(
+            "A cache folder, or a postgres:// URL for a cache that processes on many hosts share: responses are kept by HTTP's caching rules and a stored one may answer a request.",
+            valueName: "dir|url"))
+    var cacheLocation: String?
+
+    @Option(
+        name: .customLong("cache-max-bytes"), parsing: .unconditional,
+        help: ArgumentHelp("The most bytes the --cache keeps (default: 256 MiB for a folder, 1 GiB for PostgreSQL).", valueName: "bytes"),
+        transform: OptionRange.whole(in: OptionRange.cacheBytes))
+    var cacheMaxBytes: Int?
+
     @Flag(help: "Count a 4xx or 5xx status as a failure.")
     var fail = false
 
@@ -48,6 +61,7 @@ struct BatchCommand: AsyncParsableCommand {
         configuration.limits.maximumConcurrentRequests = max(configuration.limits.maximumConcurrentRequests, concurrency)
         configuration.limits.maximumConcurrentRequestsPerHost = concurrency
         configuration.limits.maximumConnectionsPerHost = max(configuration.limits.maximumConnectionsPerHost, concurrency)
+        try FetchCacheOptions(folder: cacheLocation, maximumBytes: cacheMaxBytes).apply(to: &configuration)
 
         var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
         // Each request is made when its turn comes, so that 20,000 of them cost little memory.

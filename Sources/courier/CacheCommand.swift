@@ -2,22 +2,25 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// `courier cache stats|clear --cache DIR`: looks after a disk cache folder.
+/// `courier cache stats|clear --cache DIR|URL`: looks after a disk cache folder, or a cache in
+/// PostgreSQL.
 struct CacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         _superCommandName: CourierCLI.name,
-        abstract: "Show the size of a disk cache folder, or empty it.",
+        abstract: "Show the size of a cache (a folder, or a postgres:// URL), or empty it.",
         subcommands: [Stats.self, Clear.self]
     )
 
     /// The option both subcommands take.
     struct Folder: ParsableArguments {
-        @Option(help: "The cache folder (the one given to fetch --cache).")
+        @Option(help: ArgumentHelp("The cache folder or postgres:// URL (the one given to fetch --cache).", valueName: "dir|url"))
         var cache: String
 
-        /// The store in the folder, or `nil` when there is no folder yet.
-        func storage() throws -> DiskCacheStorage? {
+        /// The store in the folder or database, or `nil` when there is no folder yet. A
+        /// database that cannot be reached fails the command (no warning is written first).
+        func storage() throws -> (any CacheStorage)? {
+            if let database = try FetchCacheOptions.database(cache, warns: false) { return database }
             let url = URL(fileURLWithPath: cache, isDirectory: true)
             switch PathCheck.kind(of: url.path) {
             case .nothing: return nil
@@ -32,7 +35,7 @@ struct CacheCommand: AsyncParsableCommand {
     struct Stats: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "stats",
-            abstract: "Print the number of entries in a cache folder and the bytes they take."
+            abstract: "Print the number of entries in a cache and the bytes they take."
         )
 
         @OptionGroup var folder: Folder
@@ -54,7 +57,7 @@ struct CacheCommand: AsyncParsableCommand {
     struct Clear: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "clear",
-            abstract: "Remove every entry from a cache folder."
+            abstract: "Remove every entry from a cache."
         )
 
         @OptionGroup var folder: Folder

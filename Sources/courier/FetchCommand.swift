@@ -57,8 +57,18 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "netrc") var netrc: NetrcOptions
 
-    @Option(name: .customLong("cache"), help: "A cache folder (created if missing): responses are kept there by HTTP's caching rules and used by later runs.")
+    @Option(
+        name: .customLong("cache"),
+        help: ArgumentHelp(
+            "A cache folder (created if missing), or a postgres:// URL for a cache that processes on many hosts share: responses are kept there by HTTP's caching rules and used by later runs.",
+            valueName: "dir|url"))
     var cacheFolder: String?
+
+    @Option(
+        name: .customLong("cache-max-bytes"), parsing: .unconditional,
+        help: ArgumentHelp("The most bytes the --cache keeps, its least recently used entries removed past it (default: 256 MiB for a folder, 1 GiB for PostgreSQL).", valueName: "bytes"),
+        transform: OptionRange.whole(in: OptionRange.cacheBytes))
+    var cacheMaxBytes: Int?
 
     @Option(name: .customLong("cache-mode"), help: "How the request uses the cache: \(FetchCacheOptions.Mode.allValueStrings.joined(separator: ", ")) (default: default). cached-then-fresh delivers the stored response, then the network's.")
     var cacheMode: FetchCacheOptions.Mode?

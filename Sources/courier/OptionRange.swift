@@ -22,6 +22,8 @@ enum OptionRange {
     static let concurrency = 1...1024
     /// `fetch --max-filesize`: any size a file can have.
     static let bytes: ClosedRange<Int64> = 0...Int64.max
+    /// `--cache-max-bytes`: at least one byte.
+    static let cacheBytes = 1...Int.max
 
     /// A parser of a whole number in `range`.
     static func whole<Value: FixedWidthInteger & Sendable>(in range: ClosedRange<Value>) -> @Sendable (String) throws -> Value {

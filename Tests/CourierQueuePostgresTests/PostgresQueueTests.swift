@@ -1,4 +1,5 @@
 import Courier
+import CourierPostgres
 import CourierTesting
 import Foundation
 import Logging
@@ -19,7 +20,7 @@ struct PostgresQueueTests {
 
     /// Opens the store at `url` directly, runs `body`, and closes it.
     static func withStore<T>(_ url: URL, _ body: (PostgresQueueStore) async throws -> T) async throws -> T {
-        let store = try await PostgresQueueStore.open(try PostgresQueueLocation(url), logger: logger)
+        let store = try await PostgresQueueStore.open(try PostgresLocation(url, purpose: "queue"), logger: logger)
         do {
             let result = try await body(store)
             await store.close()
@@ -59,7 +60,7 @@ struct PostgresQueueTests {
     /// a write comes first unless that write notified too, since notifications arrive in the
     /// order their transactions committed.
     static func expectOnlyChangesThatGiveWorkToNotify(_ store: PostgresQueueStore, url: URL, id: String) async throws {
-        let connection = try await PostgresConnection.connect(configuration: try PostgresQueueLocation(url).connectionConfiguration(), id: 1, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: try PostgresLocation(url, purpose: "queue").connectionConfiguration(), id: 1, logger: logger)
         do {
             try await connection.listen(on: PostgresQueueStore.channel) { notifications in
                 var payloads = notifications.map(\.payload).makeAsyncIterator()
@@ -78,10 +79,10 @@ struct PostgresQueueTests {
                 #expect(try await payloads.next() == "")
             }
         } catch {
-            await PostgresQueueStore.close(connection)
+            await closeAndWait(connection)
             throw error
         }
-        await PostgresQueueStore.close(connection)
+        await closeAndWait(connection)
     }
 
     @Test func aLeaseOfAnotherHostIsWaitedOutThenTakenOver() async throws {
@@ -226,14 +227,14 @@ struct PostgresQueueTests {
             #expect(error?.message.contains("s3cret") == false)
             #expect(QueueStorage.postgres(url).description == "postgres://app@127.0.0.1:\(port.port)/db")
         }
-        #expect(try PostgresQueueLocation(URL(string: "postgres://db.example/app")!).connectTimeout == .seconds(15))
-        #expect(try PostgresQueueLocation(URL(string: "postgres://db.example/app?connect_timeout=90&sslmode=require")!).connectTimeout == .seconds(90))
+        #expect(try PostgresLocation(URL(string: "postgres://db.example/app")!, purpose: "queue").connectTimeout == .seconds(15))
+        #expect(try PostgresLocation(URL(string: "postgres://db.example/app?connect_timeout=90&sslmode=require")!, purpose: "queue").connectTimeout == .seconds(90))
         for bad in [
             "https://db.example/app", "postgres:///app", "postgres://db.example:70000/app", "postgres://db.example/app?sslmode=sometimes",
             "postgres://db.example/app?connect_timeout=0", "postgres://db.example/app?connect_timeout=3601", "postgres://db.example/app?connect_timeout=soon",
             "postgres://db.example/app?connect_timeout", "postgres://db.example/app?application_name=x",
         ] {
-            let error = #expect(throws: CourierError.self) { _ = try PostgresQueueLocation(URL(string: bad)!) }
+            let error = #expect(throws: CourierError.self) { _ = try PostgresLocation(URL(string: bad)!, purpose: "queue") }
             #expect(error?.kind == .invalidConfiguration)
         }
     }
@@ -254,7 +255,7 @@ struct PostgresQueueTests {
     /// nothing once the lock is free, so the next opening succeeds.
     @Test func aMigrationHeldBehindAnotherSessionsLockEndsAtConnectTimeout() async throws {
         try await withPostgres { _, url in
-            let holder = try await PostgresConnection.connect(configuration: try PostgresQueueLocation(url).connectionConfiguration(), id: 1, logger: Self.logger)
+            let holder = try await PostgresConnection.connect(configuration: try PostgresLocation(url, purpose: "queue").connectionConfiguration(), id: 1, logger: Self.logger)
             do {
                 _ = try await holder.query("SELECT pg_advisory_lock(\(PostgresQueueStore.migrationLock))", logger: Self.logger).collect()
                 let impatient = URL(string: url.absoluteString.replacingOccurrences(of: "connect_timeout=120", with: "connect_timeout=2"))!
@@ -283,7 +284,7 @@ struct PostgresQueueTests {
     @Test func tablesAtThisVersionOpenWhileAnotherSessionHoldsTheMigrationLock() async throws {
         try await withPostgres { _, url in
             try await Self.withStore(url) { _ in }
-            let holder = try await PostgresConnection.connect(configuration: try PostgresQueueLocation(url).connectionConfiguration(), id: 1, logger: Self.logger)
+            let holder = try await PostgresConnection.connect(configuration: try PostgresLocation(url, purpose: "queue").connectionConfiguration(), id: 1, logger: Self.logger)
             do {
                 _ = try await holder.query("SELECT pg_advisory_lock(\(PostgresQueueStore.migrationLock))", logger: Self.logger).collect()
                 let impatient = URL(string: url.absoluteString.replacingOccurrences(of: "connect_timeout=120", with: "connect_timeout=5"))!

@@ -78,6 +78,9 @@ public struct AppCachePolicy: Sendable, Hashable {
         static let version = "courier.version"
         static let sensitiveData = "courier.sensitive-data-sha256"
         static let appVersion = "courier.app-version"
+        /// Marks an entry stored by a shared cache, whose freshness and revalidation follow
+        /// the shared-cache rules (`s-maxage`, `proxy-revalidate`) wherever it is read.
+        static let shared = "courier.shared"
     }
 
     /// The tags an entry must carry to be used for a request under this policy.

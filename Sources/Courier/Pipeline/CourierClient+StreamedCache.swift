@@ -18,7 +18,7 @@ extension CourierClient {
         let identity = try await credentialIdentity(for: request)
         let response = try await cache.respond(
             to: request, identity: identity,
-            load: { sent in try await self.streamedLoad(sent, asked: request, sink: sink, cache: cache) },
+            load: { sent in try await self.streamedLoad(sent, asked: request, identity: identity, sink: sink, cache: cache) },
             // Nobody reads a revalidation the cache starts after it answered: it is collected.
             refresh: { try await self.load($0) }
         )
@@ -34,18 +34,21 @@ extension CourierClient {
     /// complete what it holds and the answer is for the cache alone (304, 206, a server error
     /// it may answer with a stale response), returns it collected, unread by the reader.
     nonisolated(nonsending) private func streamedLoad<Result: Sendable>(
-        _ request: CourierHTTPRequest, asked: CourierHTTPRequest, sink: StreamSink<Result>, cache: HTTPCache
+        _ request: CourierHTTPRequest, asked: CourierHTTPRequest, identity: String?, sink: StreamSink<Result>, cache: HTTPCache
     ) async throws -> CourierResponse {
         let forCache = ["If-None-Match", "If-Modified-Since", "Range"].contains {
             request.headers.values(for: $0) != asked.headers.values(for: $0)
         }
         let fixedLifetime = cache.configuration.policy.overridden(by: request.appCachePolicy).fixedLifetime != nil
+        let audience = Storability.Audience(isShared: cache.configuration.isShared, identity: identity, request: request)
         return try await hops(request) { streamed in
             let status = streamed.head.status
             if sink.hasStarted || (forCache && (status == 304 || status == 206 || status >= 500)) {
                 return try await streamed.collected(upTo: request.maximumBodySize)
             }
-            let storable = Storability.canStore(status: status, headers: streamed.head.headers, request: request, fixedLifetime: fixedLifetime)
+            let storable = Storability.canStore(
+                status: status, headers: streamed.head.headers, request: request, fixedLifetime: fixedLifetime, audience: audience
+            )
             let recorder = BodyRecorder(limit: storable ? request.maximumBodySize : 0)
             let body = streamed.body
             var head: CourierResponse

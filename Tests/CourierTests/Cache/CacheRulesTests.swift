@@ -156,7 +156,7 @@ struct CacheRulesTests {
     func staleIfError(response: String, request: String, age: Double, allowed: Bool) {
         let directives = RequestDirectives(Self.request(.get, request.isEmpty ? [] : [("Cache-Control", request)]))
         let may = CacheDecision.mayServeOnError(
-            headers: ["Cache-Control": response], freshness: Freshness(lifetime: 60, age: age), directives: directives
+            entry: Self.entry([("Cache-Control", response)]), freshness: Freshness(lifetime: 60, age: age), directives: directives
         )
         #expect(may == allowed)
     }

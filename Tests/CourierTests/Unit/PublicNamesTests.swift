@@ -11,7 +11,8 @@ struct PublicNamesTests {
     /// The library products' source folders; CourierDemoServer's types reach users through
     /// CourierTesting, which re-exports it.
     private static let products = [
-        "Courier", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue", "CourierServerSentEvents",
+        "Courier", "CourierCachePostgres", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue",
+        "CourierServerSentEvents",
         "CourierTesting", "CourierURLSession", "CourierWebSockets", "CourierXML",
     ]
     private static let sample = root.appendingPathComponent("Tests/Packages/EcosystemImports/Sources")

@@ -34,7 +34,7 @@ enum CacheDecision: Sendable, Hashable {
             let minFresh = directives.control.seconds("min-fresh").map(TimeInterval.init) ?? 0
             return freshness.remaining >= minFresh ? .serve(stale: false) : .validate
         }
-        guard !fixed, !response.contains("must-revalidate") else { return .validate }
+        guard !fixed, !response.forbidsStale(shared: tags[AppCachePolicy.Tag.shared] != nil) else { return .validate }
         if let maxStale = directives.control.first("max-stale") {
             let limit = maxStale.argument == nil ? TimeInterval.infinity : TimeInterval(directives.control.seconds("max-stale") ?? 0)
             if freshness.staleness <= limit { return .serve(stale: true) }
@@ -48,13 +48,22 @@ enum CacheDecision: Sendable, Hashable {
     /// Whether a stale response may be served when the origin failed or answered with a
     /// server error: `stale-if-error` of the response or the request covers its staleness,
     /// and neither `must-revalidate` nor a bare `no-cache` forbids it (RFC 5861 §4).
-    static func mayServeOnError(headers: Headers, freshness: Freshness, directives: RequestDirectives) -> Bool {
-        let response = CacheControl(headers)
-        guard !response.contains("must-revalidate"),
+    static func mayServeOnError(entry: CourierCacheEntry, freshness: Freshness, directives: RequestDirectives) -> Bool {
+        let response = CacheControl(entry.headers)
+        guard !response.forbidsStale(shared: entry.tags[AppCachePolicy.Tag.shared] != nil),
             !(response.contains("no-cache") && response.fieldNames("no-cache") == nil)
         else { return false }
         let window = max(response.seconds("stale-if-error") ?? -1, directives.control.seconds("stale-if-error") ?? -1)
         return window >= 0 && freshness.staleness <= TimeInterval(window)
+    }
+}
+
+extension CacheControl {
+    /// Whether a response with these directives may never be served stale: `must-revalidate`;
+    /// and, from a shared cache, `proxy-revalidate` or `s-maxage` (RFC 9111 §5.2.2.2, §5.2.2.8,
+    /// §5.2.2.10).
+    func forbidsStale(shared: Bool) -> Bool {
+        contains("must-revalidate") || (shared && (contains("proxy-revalidate") || contains("s-maxage")))
     }
 }
 

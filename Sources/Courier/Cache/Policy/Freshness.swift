@@ -41,7 +41,7 @@ struct Freshness: Sendable, Hashable {
     }
 
     /// The freshness lifetime (RFC 9111 §4.2.1): an application's fixed lifetime, else
-    /// `max-age`, else `Expires` minus `Date` (an invalid `Expires` means already expired),
+    /// `s-maxage` for an entry a shared cache stored, else `max-age`, else `Expires` minus `Date` (an invalid `Expires` means already expired),
     /// else an application's default freshness, else the heuristic.
     static func lifetime(
         status: Int, headers: Headers, responseDate: Date, tags: [String: String], heuristicLimit: TimeInterval
@@ -57,6 +57,7 @@ struct Freshness: Sendable, Hashable {
         status: Int, headers: Headers, control: CacheControl, date: Date, tags: [String: String], heuristicLimit: TimeInterval
     ) -> TimeInterval {
         if let fixed = tags[AppCachePolicy.Tag.fixedLifetime].flatMap({ TimeInterval($0) }) { return fixed }
+        if tags[AppCachePolicy.Tag.shared] != nil, let shared = control.seconds("s-maxage") { return TimeInterval(shared) }
         if let maxAge = control.seconds("max-age") { return TimeInterval(maxAge) }
         if let expires = headers.values(for: "Expires").first {
             guard let expiry = HTTPDate.parse(expires) else { return 0 }

@@ -1,7 +1,22 @@
 import Foundation
 
-/// Which responses a private cache stores, and which of their header fields (RFC 9111 §3).
+/// Which responses a cache stores, and which of their header fields (RFC 9111 §3).
 enum Storability {
+    /// Whose cache stores a response.
+    enum Audience: Sendable, Hashable {
+        /// One user's (each credential's partition): RFC 9111's private cache.
+        case `private`
+        /// Every user's; `credentials` when the request carries some (RFC 9111 §3.5).
+        case shared(credentials: Bool)
+
+        /// The audience of a cache that `isShared` or not, for a request with `identity`.
+        init(isShared: Bool, identity: String?, request: CourierHTTPRequest) {
+            self = isShared ? .shared(credentials: identity != nil || request.headers.contains("Authorization")) : .private
+        }
+
+        var isShared: Bool { self != .private }
+    }
+
     /// Status codes whose meaning the cache understands, for `must-understand` (RFC 9111 §5.2.2.3).
     static let understood: Set<Int> = [200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501]
 
@@ -17,13 +32,26 @@ enum Storability {
 
     /// Whether a response with `status` and `headers` to `request` may be stored.
     ///
-    /// - Parameter fixedLifetime: an application asked to keep responses regardless of their
-    ///   header fields; then any 2xx response to GET is stored unless the request said `no-store`.
-    static func canStore(status: Int, headers: Headers, request: CourierHTTPRequest, fixedLifetime: Bool) -> Bool {
+    /// - Parameters:
+    ///   - fixedLifetime: an application asked to keep responses regardless of their header
+    ///     fields; then any 2xx response to GET is stored unless the request said `no-store`
+    ///     (or, in a shared cache, the response is for one user).
+    ///   - audience: a shared cache never stores a response marked `private`, nor one to a
+    ///     request with credentials unless the response says `public`, `s-maxage` or
+    ///     `must-revalidate` (RFC 9111 §3.5).
+    static func canStore(
+        status: Int, headers: Headers, request: CourierHTTPRequest, fixedLifetime: Bool, audience: Audience = .private
+    ) -> Bool {
         guard request.method == .get, !RequestDirectives(request).noStore else { return false }
         guard status >= 200, status != 206, status != 304 else { return false }
-        if fixedLifetime { return (200..<300).contains(status) }
         let control = CacheControl(headers)
+        if case .shared(let credentials) = audience {
+            if control.contains("private") { return false }
+            if credentials, !control.contains("public"), !control.contains("s-maxage"), !control.contains("must-revalidate") {
+                return false
+            }
+        }
+        if fixedLifetime { return (200..<300).contains(status) }
         if control.contains("must-understand") {
             guard understood.contains(status) else { return false }
         } else if control.contains("no-store") {
@@ -31,7 +59,8 @@ enum Storability {
         }
         if varyNames(headers).contains("*") { return false }
         return control.contains("public") || control.contains("private") || control.contains("max-age")
-            || headers.contains("Expires") || Freshness.heuristicallyCacheable.contains(status)
+            || (audience.isShared && control.contains("s-maxage")) || headers.contains("Expires")
+            || Freshness.heuristicallyCacheable.contains(status)
     }
 
     /// The header fields to store: all but hop-by-hop fields and those `Connection` names.

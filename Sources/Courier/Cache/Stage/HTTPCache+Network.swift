@@ -35,7 +35,7 @@ extension HTTPCache {
         let responseDate = configuration.now()
         if response.status >= 500 {
             let freshness = Freshness(chosen, now: responseDate, heuristicLimit: heuristicLimit)
-            if CacheDecision.mayServeOnError(headers: chosen.headers, freshness: freshness, directives: lookup.directives) {
+            if CacheDecision.mayServeOnError(entry: chosen, freshness: freshness, directives: lookup.directives) {
                 return serve(chosen, to: lookup.request, age: freshness.age, source: .stale)
             }
         }
@@ -68,11 +68,11 @@ extension HTTPCache {
     /// offline, and otherwise the failure itself.
     private func staleOnFailure(_ entry: CourierCacheEntry, lookup: Lookup, error: any Error) throws -> CourierResponse {
         let freshness = Freshness(entry, now: configuration.now(), heuristicLimit: heuristicLimit)
-        if CacheDecision.mayServeOnError(headers: entry.headers, freshness: freshness, directives: lookup.directives) {
+        if CacheDecision.mayServeOnError(entry: entry, freshness: freshness, directives: lookup.directives) {
             return serve(entry, to: lookup.request, age: freshness.age, source: .stale)
         }
         let control = CacheControl(entry.headers)
-        if control.contains("must-revalidate") { return HTTPCache.gatewayTimeout(for: lookup.request) }
+        if control.forbidsStale(shared: entry.tags[AppCachePolicy.Tag.shared] != nil) { return HTTPCache.gatewayTimeout(for: lookup.request) }
         if lookup.policy.servesStaleWhenOffline == true, Self.isUnreachable(error),
             !(control.contains("no-cache") && control.fieldNames("no-cache") == nil)
         {
@@ -94,8 +94,8 @@ extension HTTPCache {
     func store(_ response: CourierResponse, for lookup: Lookup, requestDate: Date, responseDate: Date) async {
         guard response.redirects.isEmpty, !response.lacksBody, !lookup.directives.noStore, response.body.count <= lookup.request.maximumBodySize,
             Storability.canStore(
-                status: response.status, headers: response.headers, request: lookup.request,
-                fixedLifetime: lookup.policy.fixedLifetime != nil
+                status: response.status, headers: response.headers, request: lookup.request, fixedLifetime: lookup.fixesLifetime,
+                audience: lookup.audience
             ),
             let entry = makeEntry(response, for: lookup, requestDate: requestDate, responseDate: responseDate)
         else { return }
@@ -108,7 +108,7 @@ extension HTTPCache {
         return CourierCacheEntry(
             key: lookup.key, variant: variant, status: response.status, reasonPhrase: response.reasonPhrase,
             headers: Storability.storedHeaders(response.headers), body: response.body,
-            requestDate: requestDate, responseDate: responseDate, tags: lookup.policy.tags(for: response.headers),
+            requestDate: requestDate, responseDate: responseDate, tags: lookup.tags(for: response.headers),
             protocolVersion: response.protocolVersion
         )
     }

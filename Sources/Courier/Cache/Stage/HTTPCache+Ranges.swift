@@ -67,7 +67,9 @@ extension HTTPCache {
             let whole = PartJoin.complete(joined, variant: variant)
         {
             if !lookup.directives.noStore,
-                Storability.canStore(status: 200, headers: whole.headers, request: lookup.request, fixedLifetime: lookup.policy.fixedLifetime != nil)
+                Storability.canStore(
+                    status: 200, headers: whole.headers, request: lookup.request, fixedLifetime: lookup.fixesLifetime, audience: lookup.audience
+                )
             {
                 await write(whole)
             }
@@ -86,7 +88,7 @@ extension HTTPCache {
         CourierCacheEntry(
             key: lookup.key, variant: HTTPCache.partVariant(variant), status: 206, reasonPhrase: response.reasonPhrase,
             headers: Storability.storedHeaders(response.headers), body: response.body, requestDate: requestDate, responseDate: responseDate,
-            tags: lookup.policy.tags(for: response.headers), protocolVersion: response.protocolVersion
+            tags: lookup.tags(for: response.headers), protocolVersion: response.protocolVersion
         )
     }
 
@@ -109,7 +111,9 @@ extension HTTPCache {
         guard response.status == 206, response.redirects.isEmpty, !lookup.directives.noStore,
             ContentRange.extent(of: response.headers, bodyCount: response.body.count) != nil,
             !RangeRequest.isContentCoded(response.headers),
-            Storability.canStore(status: 200, headers: response.headers, request: lookup.request, fixedLifetime: lookup.policy.fixedLifetime != nil),
+            Storability.canStore(
+                status: 200, headers: response.headers, request: lookup.request, fixedLifetime: lookup.fixesLifetime, audience: lookup.audience
+            ),
             let variant = CacheKey.variant(request: lookup.request.headers, response: response.headers)
         else { return }
         var part = partEntry(response, for: lookup, variant: variant, requestDate: requestDate, responseDate: responseDate)

@@ -35,13 +35,28 @@ final class HTTPCache: Sendable {
         var key: String
         var policy: AppCachePolicy
         var directives: RequestDirectives
+        /// Whose cache it is, and for a shared one whether the request carries credentials.
+        var audience: Storability.Audience
 
-        /// The lookup for `request` under `configuration`, for credentials with `identity`.
+        /// The lookup for `request` under `configuration`, for credentials with `identity`: a
+        /// private cache files it under the identity's partition, a shared cache under none.
         init(_ request: CourierHTTPRequest, identity: String?, configuration: CacheConfiguration) {
             self.request = request
-            key = CacheKey.primary(for: request.url, identity: identity)
+            audience = Storability.Audience(isShared: configuration.isShared, identity: identity, request: request)
+            key = CacheKey.primary(for: request.url, identity: configuration.isShared ? nil : identity)
             policy = configuration.policy.overridden(by: request.appCachePolicy)
             directives = RequestDirectives(request)
+        }
+
+        /// Whether the application fixed the lifetime of what is stored.
+        var fixesLifetime: Bool { policy.fixedLifetime != nil }
+
+        /// The tags to store with a response that has `headers`: the policy's, and the mark
+        /// of a shared cache's entry.
+        func tags(for headers: Headers) -> [String: String] {
+            var tags = policy.tags(for: headers)
+            if audience.isShared { tags[AppCachePolicy.Tag.shared] = "1" }
+            return tags
         }
     }
 

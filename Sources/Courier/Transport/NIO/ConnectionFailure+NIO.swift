@@ -8,7 +8,7 @@ extension ConnectionFailure {
     /// What the transport's `error` says happened to the connection, if it says: a name that
     /// did not resolve, a refused or unreachable address, a reset, or a close that came before
     /// the response (`responseStarted` false) or in its middle.
-    static func of(_ error: any Error, responseStarted: Bool) -> ConnectionFailure? {
+    package static func of(_ error: any Error, responseStarted: Bool) -> ConnectionFailure? {
         let closed: ConnectionFailure = responseStarted ? .cutShort : .emptyReply
         switch error {
         case let error as NIOConnectionError:

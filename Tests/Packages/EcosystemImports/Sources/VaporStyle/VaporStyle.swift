@@ -3,6 +3,7 @@
 // Courier declares a name that one of these modules also declares.
 import AsyncHTTPClient
 import Courier
+import CourierCachePostgres
 import CourierImages
 import CourierLifecycle
 import CourierOpenAPI
@@ -141,6 +142,7 @@ private typealias UnqualifiedNetscapeCookieFormat = NetscapeCookieFormat
 private typealias UnqualifiedParameterEncoding = ParameterEncoding
 private typealias UnqualifiedParameterValue = ParameterValue
 private typealias UnqualifiedPin = Pin
+private typealias UnqualifiedPostgresCacheStorage = PostgresCacheStorage
 private typealias UnqualifiedPrintableText = PrintableText
 private typealias UnqualifiedPropertyListFormat = PropertyListFormat
 private typealias UnqualifiedProxy = Proxy

@@ -7,6 +7,7 @@ import CourierImages
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
+import CourierCachePostgres
 import CourierQueuePostgres
 import CourierServerSentEvents
 import CourierTesting
@@ -152,6 +153,14 @@ extension Samples {
 
     /// Sources/Courier/Courier.docc/Caching.md, sample 3
     static func caching3(_ context: SampleContext) async throws {
+        var configuration = context.configuration
+        _ = configuration
+        configuration.cache = CacheConfiguration(storage: MemoryCacheStorage())
+        configuration.cache?.isShared = true
+    }
+
+    /// Sources/Courier/Courier.docc/Caching.md, sample 4
+    static func caching4(_ context: SampleContext) async throws {
         let client = context.client
         _ = client
         for try await response in client.cachedThenFresh(CourierRequest<CourierResponse>(path: "/feed")) {

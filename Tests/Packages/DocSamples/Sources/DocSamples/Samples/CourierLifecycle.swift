@@ -7,6 +7,7 @@ import CourierImages
 import CourierLifecycle
 import CourierOpenAPI
 import CourierQueue
+import CourierCachePostgres
 import CourierQueuePostgres
 import CourierServerSentEvents
 import CourierTesting

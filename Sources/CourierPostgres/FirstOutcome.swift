@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 
 /// The first of several outcomes given to it, handed to the one task that waits for it.
-final class FirstOutcome<Value: Sendable>: Sendable {
+package final class FirstOutcome<Value: Sendable>: Sendable {
     private struct State {
         var outcome: Result<Value, any Error>?
         var waiter: CheckedContinuation<Result<Value, any Error>, Never>?
@@ -9,8 +9,10 @@ final class FirstOutcome<Value: Sendable>: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    package init() {}
+
     /// Keeps `outcome` unless one was given already, and wakes the waiter.
-    func settle(with outcome: Result<Value, any Error>) {
+    package func settle(with outcome: Result<Value, any Error>) {
         let waiter: CheckedContinuation<Result<Value, any Error>, Never>? = state.withLockedValue { state in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
@@ -21,7 +23,7 @@ final class FirstOutcome<Value: Sendable>: Sendable {
     }
 
     /// The first outcome, once there is one.
-    var value: Result<Value, any Error> {
+    package var value: Result<Value, any Error> {
         get async {
             await withCheckedContinuation { continuation in
                 let ready: Result<Value, any Error>? = state.withLockedValue { state in
@@ -36,7 +38,7 @@ final class FirstOutcome<Value: Sendable>: Sendable {
 }
 
 /// A statement that took longer than it may.
-struct StatementTimeout: Error, CustomStringConvertible {
-    let deadline: Duration
-    var description: String { "no answer within \(deadline)" }
+package struct StatementTimeout: Error, CustomStringConvertible {
+    package let deadline: Duration
+    package var description: String { "no answer within \(deadline)" }
 }

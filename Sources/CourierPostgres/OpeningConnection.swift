@@ -9,7 +9,7 @@ import PostgresNIO
 /// still waiting (for another worker's migration lock, or for a server that went silent), and a
 /// connection made after that is closed as soon as it is kept. Either side may close; the
 /// connection is closed once.
-final class OpeningConnection: Sendable {
+package final class OpeningConnection: Sendable {
     private struct State {
         var connection: PostgresConnection?
         var isAbandoned = false
@@ -17,9 +17,11 @@ final class OpeningConnection: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
+    package init() {}
+
     /// Keeps `connection` for a later close; returns `false`, having closed it, when opening
     /// was abandoned already.
-    func keep(_ connection: PostgresConnection) -> Bool {
+    package func keep(_ connection: PostgresConnection) -> Bool {
         let abandoned = state.withLockedValue { state in
             if !state.isAbandoned { state.connection = connection }
             return state.isAbandoned
@@ -29,7 +31,7 @@ final class OpeningConnection: Sendable {
     }
 
     /// Closes the kept connection and waits until it is closed.
-    func close() async {
+    package func close() async {
         guard let connection = take() else { return }
         let closed: EventLoopFuture<Void> = connection.close()
         try? await closed.get()
@@ -37,7 +39,7 @@ final class OpeningConnection: Sendable {
 
     /// Gives opening up: closes the kept connection without waiting, and any connection kept
     /// from now on.
-    func abandon() {
+    package func abandon() {
         let connection = state.withLockedValue { state in
             state.isAbandoned = true
             defer { state.connection = nil }

@@ -1,0 +1,265 @@
+import Courier
+import CourierPostgres
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The connections of one ``PostgresCacheStorage`` and what it knows of the server: whether the
+/// tables are ready, and whether the server answers.
+///
+/// The database is opened on first use: one connection of its own creates or migrates the
+/// tables (bounded by the URL's `connect_timeout`), then statements go through a small pool.
+/// A failure that says the server cannot be reached (no connection, a connection lost, no answer
+/// within ``statementTimeout``) begins an outage: every call then fails at once, without
+/// touching the network, until a probe in the background finds the server answering again,
+/// after half a second, then one, two, four and at most five seconds between tries. The
+/// outage's beginning and end are reported once each; an error of SQL alone (a statement the
+/// server refused) fails that call and begins no outage.
+actor CacheDatabase {
+    /// What a statement needs: the pool and the logger.
+    typealias Work<Value: Sendable> = @Sendable (PostgresClient, Logger) async throws -> Value
+
+    /// Why the server is not used, and when it is tried again.
+    private struct Outage {
+        var reason: String
+    }
+
+    nonisolated let location: PostgresLocation
+    nonisolated let statementTimeout: Duration
+    let logger: Logger
+    private let client: PostgresClient
+    private let report: @Sendable (PostgresCacheStorage.Availability) -> Void
+    private var pool: Task<Void, Never>?
+    private var opening: Task<Void, any Error>?
+    private var isReady = false
+    private var outage: Outage?
+    private var probe: Task<Void, Never>?
+    private var isShutDown = false
+
+    init(
+        location: PostgresLocation, statementTimeout: Duration, logger: Logger,
+        report: @escaping @Sendable (PostgresCacheStorage.Availability) -> Void
+    ) {
+        self.location = location
+        self.statementTimeout = statementTimeout
+        self.logger = logger
+        self.report = report
+        self.client = PostgresClient(configuration: location.configuration(maximumConnections: CacheDatabase.poolSize), backgroundLogger: logger)
+    }
+
+    deinit {
+        pool?.cancel()
+        probe?.cancel()
+        opening?.cancel()
+    }
+
+    /// Statement connections per process.
+    static let poolSize = 4
+
+    /// Runs `work` on the pool within ``statementTimeout``, opening the database first if it
+    /// has not been yet.
+    ///
+    /// - Throws: ``CourierError/Kind/cacheStorageFailed`` at once while an outage lasts, and
+    ///   when the statement fails; ``CourierError/Kind/cancelled`` when the caller is.
+    func perform<Value: Sendable>(_ action: String, _ work: @escaping Work<Value>) async throws(CourierError) -> Value {
+        guard !isShutDown else {
+            throw CourierError(.clientShutdown, "The cache database at \(location.redacted) was closed.")
+        }
+        if let outage { throw unavailable(outage) }
+        if !isReady { try await open() }
+        let client = client
+        let logger = logger
+        switch await outcome(within: statementTimeout, { try await work(client, logger) }) {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            if CacheDatabase.meansUnreachable(error) { begin(Outage(reason: CacheDatabase.reason(error))) }
+            throw storageError(error, action: action)
+        }
+    }
+
+    /// Stops the pool and the probe; later calls throw ``CourierError/Kind/clientShutdown``.
+    func shutdown() async {
+        guard !isShutDown else { return }
+        isShutDown = true
+        probe?.cancel()
+        opening?.cancel()
+        pool?.cancel()
+        let pool = pool
+        // The pool ends once its connections are closed; not waited for past a few seconds, so
+        // that a connection the network dropped cannot hold the shutdown.
+        _ = await outcome(within: .seconds(10)) { await pool?.value }
+    }
+
+    // MARK: Opening
+
+    /// Creates or migrates the tables, once for every caller waiting; a failure begins an
+    /// outage.
+    private func open() async throws(CourierError) {
+        do {
+            try await openTables()
+        } catch {
+            if error.kind != .cancelled { begin(Outage(reason: error.underlyingError.map(CacheDatabase.reason) ?? error.message)) }
+            throw error
+        }
+    }
+
+    /// Creates or migrates the tables with a connection of its own, once for every caller
+    /// waiting, and starts the pool.
+    private func openTables() async throws(CourierError) {
+        if opening == nil {
+            let location = location
+            let logger = logger
+            opening = Task { try await CacheDatabase.schema.prepare(location, logger: logger) }
+        }
+        guard let opening else { return }
+        do {
+            try await opening.value
+        } catch {
+            self.opening = nil
+            throw CacheDatabase.openingError(error, location: location)
+        }
+        if !isReady {
+            isReady = true
+            let client = client
+            pool = Task { await client.run() }
+        }
+    }
+
+    // MARK: Outages
+
+    /// Records `outage` unless one is on already, reports it, and starts the probe. The probe
+    /// holds the database only while it tries, so that a store nobody uses any more is freed.
+    private func begin(_ outage: Outage) {
+        guard self.outage == nil, !isShutDown else { return }
+        self.outage = outage
+        logger.warning("cache database unavailable", metadata: ["location": "\(location.redacted)", "reason": "\(outage.reason)"])
+        report(.unavailable(reason: outage.reason))
+        probe = Task { [weak self] in
+            var failures = 1
+            while !Task.isCancelled {
+                try? await Task.sleep(for: CacheDatabase.pause(after: failures))
+                guard let database = self, !Task.isCancelled else { return }
+                if await database.recovers() { return }
+                failures += 1
+            }
+        }
+    }
+
+    /// The pause before the next probe after `failures` failed tries: half a second, then one,
+    /// two, four, and five seconds from then on.
+    static func pause(after failures: Int) -> Duration {
+        failures <= 1 ? .milliseconds(500) : .seconds(min(1 << min(failures - 2, 3), 5))
+    }
+
+    /// Whether the server answers again; if so, the outage ends and that is reported.
+    private func recovers() async -> Bool {
+        guard outage != nil, !isShutDown else { return true }
+        guard await answers() else { return false }
+        outage = nil
+        logger.notice("cache database available again", metadata: ["location": "\(location.redacted)"])
+        report(.available)
+        return true
+    }
+
+    /// Whether the server answers a trivial statement (after preparing the tables, when that
+    /// was never done).
+    private func answers() async -> Bool {
+        if !isReady {
+            do throws(CourierError) { try await openTables() } catch { return false }
+            return isReady
+        }
+        let client = client
+        let logger = logger
+        let result = await outcome(within: statementTimeout) { _ = try await client.query("SELECT 1", logger: logger).collect() }
+        if case .success = result { return true }
+        return false
+    }
+
+    private func unavailable(_ outage: Outage) -> CourierError {
+        CourierError(
+            .cacheStorageFailed,
+            "The cache database at \(location.redacted) is unavailable (\(outage.reason)); the cache is skipped until it answers again."
+        )
+    }
+
+    // MARK: Errors
+
+    /// Whether `error` says the server cannot be reached, rather than that it refused one
+    /// statement: no answer in time, a connection that could not be made or was lost, or the
+    /// server's own word that it is shutting down, starting or out of connections (SQLSTATE
+    /// classes 08, 53 and 57).
+    static func meansUnreachable(_ error: any Error) -> Bool {
+        if error is StatementTimeout { return true }
+        if let error = error as? PostgresTransactionError {
+            return meansUnreachable(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
+        }
+        guard let error = error as? PSQLError else { return !(error is CancellationError) && !(error is CourierError) }
+        guard error.code == .server, let state = error.serverInfo?[.sqlState] else { return true }
+        return ["08", "53", "57"].contains(String(state.prefix(2)))
+    }
+
+    /// A short reason for `error` in plain words, for one line of a warning.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError {
+            return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
+        }
+        if let error = error as? StatementTimeout { return "no answer within \(error.deadline)" }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return reason(underlying) }
+            switch error.code {
+            case .serverClosedConnection: return "the server closed the connection"
+            case .clientClosedConnection, .poolClosed: return "the connection was closed"
+            default: return "\(error.code)"
+            }
+        }
+        if let failure = ConnectionFailure.of(error, responseStarted: false) {
+            switch failure {
+            case .refused: return "connection refused"
+            case .hostNotFound: return "host not found"
+            case .unreachable: return "host unreachable"
+            case .reset: return "connection reset"
+            default: return "the server closed the connection"
+            }
+        }
+        return "\(error)"
+    }
+
+    func storageError(_ error: any Error, action: String) -> CourierError {
+        if error is CancellationError {
+            return CourierError(.cancelled, "A statement on the cache database at \(location.redacted) was cancelled.", underlyingError: error)
+        }
+        return CourierError(
+            .cacheStorageFailed,
+            "The cache database at \(location.redacted) could not \(action): \(CacheDatabase.reason(error)).",
+            underlyingError: error
+        )
+    }
+
+    /// Why opening failed, as ``perform(_:_:)`` throws it.
+    static func openingError(_ error: any Error, location: PostgresLocation) -> CourierError {
+        switch error {
+        case let error as CourierError:
+            return error
+        case let error as PostgresSchema.TooNew:
+            return CourierError(
+                .cacheStorageFailed,
+                "The cache tables at \(location.redacted) were written by a newer Courier (format \(error.found), this one reads \(error.known)); use that version, or another database."
+            )
+        case is StatementTimeout:
+            return CourierError(
+                .cacheStorageFailed,
+                "The cache database at \(location.redacted) could not be reached and prepared within \(location.connectTimeout); check that PostgreSQL runs there and accepts this user."
+            )
+        case is CancellationError:
+            return CourierError(.cancelled, "Opening the cache database at \(location.redacted) was cancelled.", underlyingError: error)
+        default:
+            return CourierError(
+                .cacheStorageFailed,
+                "The cache database at \(location.redacted) could not be opened: \(reason(error)). Check that PostgreSQL runs there and that this user may create the courier_cache tables.",
+                underlyingError: error
+            )
+        }
+    }
+}

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "CourierQueue", targets: ["CourierQueue"]),
         .library(name: "CourierQueuePostgres", targets: ["CourierQueuePostgres"]),
         .library(name: "CourierCachePostgres", targets: ["CourierCachePostgres"]),
+        .library(name: "CourierLimitsPostgres", targets: ["CourierLimitsPostgres"]),
         .library(name: "CourierXML", targets: ["CourierXML"]),
         .library(name: "CourierServerSentEvents", targets: ["CourierServerSentEvents"]),
         .library(name: "CourierWebSockets", targets: ["CourierWebSockets"]),
@@ -50,6 +51,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -153,13 +155,27 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Per-origin limits in PostgreSQL, shared by processes on many hosts.
+        .target(
+            name: "CourierLimitsPostgres",
+            dependencies: [
+                "Courier",
+                "CourierPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // What the PostgreSQL products share (reading a postgres:// URL, deadlines on
-        // statements, closing connections); not a product of its own.
+        // statements, migrating tables, a pool that outlives outages); not a product of its own.
         .target(
             name: "CourierPostgres",
             dependencies: [
                 "Courier",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -267,6 +283,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierCachePostgres",
+                "CourierLimitsPostgres",
                 "CourierServerSentEvents",
                 "CourierWebSockets",
                 "CourierDemoServer",
@@ -341,6 +358,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierCachePostgres",
+                "CourierLimitsPostgres",
                 "CourierPostgres",
                 "CourierTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),

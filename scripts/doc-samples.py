@@ -104,6 +104,7 @@ def main():
             "import Courier",
             "import CourierImages",
             "import CourierLifecycle",
+            "import CourierLimitsPostgres",
             "import CourierOpenAPI",
             "import CourierQueue",
             "import CourierCachePostgres",

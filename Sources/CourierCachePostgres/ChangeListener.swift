@@ -1,63 +1,28 @@
 import CourierPostgres
 import Foundation
 import Logging
-import PostgresNIO
 
-/// One connection that listens on the `courier_cache` channel for a memory tier, made again
-/// after a pause whenever it is lost, until the listener is freed or stopped.
+/// The memory tier's listener on the `courier_cache` channel (a ``ChannelListener``).
 ///
 /// While it listens, each notification clears the key it names in ``RecentEntries`` (or
 /// everything, for `*`); when it starts listening and when it loses the connection, everything
 /// is cleared, and while it does not listen the memory tier is not read.
-final class ChangeListener: Sendable {
-    private let task: Task<Void, Never>
-
-    init(location: PostgresLocation, recent: RecentEntries, logger: Logger) {
-        task = Task {
-            var failures = 0
-            while !Task.isCancelled {
-                do {
-                    let connection = try await PostgresConnection.connect(
-                        configuration: try location.connectionConfiguration(), id: 1, logger: logger
-                    )
-                    do {
-                        try await connection.listen(on: CacheDatabase.channel) { notifications in
-                            failures = 0
-                            // Listening now: what changed before is not known, so nothing kept is trusted.
-                            recent.forgetAll(isListening: true)
-                            for try await notification in notifications {
-                                if let keyHash = ChangeListener.keyHash(notification.payload) {
-                                    recent.forget(keyHash: keyHash)
-                                } else {
-                                    recent.forgetAll(isListening: true)
-                                }
-                            }
-                        }
-                    } catch {
-                        recent.forgetAll(isListening: false)
-                        await closeAndWait(connection)
-                        throw error
-                    }
-                    recent.forgetAll(isListening: false)
-                    await closeAndWait(connection)
-                } catch {
-                    recent.forgetAll(isListening: false)
-                    if Task.isCancelled { return }
-                    failures += 1
-                    logger.debug("courier cache: listening for changes failed", metadata: ["error": "\(error)"])
+enum ChangeListener {
+    /// Starts listening for `recent`.
+    static func start(location: PostgresLocation, recent: RecentEntries, logger: Logger) -> ChannelListener {
+        ChannelListener(
+            location: location, channel: CacheSchema.channel, logger: logger,
+            // Listening now: what changed before is not known, so nothing kept is trusted.
+            listening: { recent.forgetAll(isListening: true) },
+            heard: { payload in
+                if let keyHash = ChangeListener.keyHash(payload) {
+                    recent.forget(keyHash: keyHash)
+                } else {
+                    recent.forgetAll()
                 }
-                try? await Task.sleep(for: CacheDatabase.pause(after: failures))
-            }
-        }
-    }
-
-    deinit {
-        task.cancel()
-    }
-
-    /// Stops listening.
-    func stop() {
-        task.cancel()
+            },
+            lost: { recent.forgetAll(isListening: false) }
+        )
     }
 
     /// The key hash a notification's payload names in hexadecimal; `nil` for `*` or anything

@@ -59,9 +59,9 @@ public struct PostgresCacheStorage: CacheStorage {
     /// The most bytes the memory tier keeps; 0 when there is none.
     public let memoryBytes: Int
 
-    private let database: CacheDatabase
+    private let database: SharedDatabase
     private let recent: RecentEntries?
-    private let listener: ChangeListener?
+    private let listener: ChannelListener?
 
     /// A store in the database at `url` (`postgres://user:password@host:5432/database`, with
     /// `?sslmode=disable`, `prefer` (the default) or `require`, and `connect_timeout=SECONDS`,
@@ -95,11 +95,14 @@ public struct PostgresCacheStorage: CacheStorage {
         self.location = target.redacted
         self.maximumBytes = maximumBytes
         self.memoryBytes = memoryBytes
-        self.database = CacheDatabase(location: target, statementTimeout: statementTimeout, logger: logger, report: onAvailabilityChange)
+        self.database = SharedDatabase(
+            location: target, schema: CacheSchema.tables, failureKind: .cacheStorageFailed, statementTimeout: statementTimeout, logger: logger,
+            report: { reason in onAvailabilityChange(reason.map { .unavailable(reason: $0) } ?? .available) }
+        )
         if memoryBytes > 0 {
             let recent = RecentEntries(maximumBytes: memoryBytes)
             self.recent = recent
-            self.listener = ChangeListener(location: target, recent: recent, logger: logger)
+            self.listener = ChangeListener.start(location: target, recent: recent, logger: logger)
         } else {
             self.recent = nil
             self.listener = nil

@@ -19,6 +19,8 @@ struct TestRequest {
     let nonces: DigestNonces
     /// The keys the server's `/idempotent` route has seen.
     let ledger: IdempotencyLedger
+    /// What the `/polite` route saw.
+    let traffic: TrafficLedger
     /// What tests published for `/content/NAME`.
     let contents: PublishedContents
 
@@ -30,8 +32,9 @@ struct TestRequest {
     init(
         head: HTTPRequestHead, body: [UInt8], port: Int, remoteAddress: String?, requestCount: Int, sameURICount: Int = 1,
         nonces: DigestNonces = DigestNonces(), ledger: IdempotencyLedger = IdempotencyLedger(),
-        contents: PublishedContents = PublishedContents()
+        contents: PublishedContents = PublishedContents(), traffic: TrafficLedger = TrafficLedger()
     ) {
+        self.traffic = traffic
         self.ledger = ledger
         self.contents = contents
         self.sameURICount = sameURICount

@@ -21,6 +21,7 @@ enum TestServerRoutes {
         case ("delete", 0): return self.methodEcho(request, allowing: "DELETE")
         case ("anything", _): return .json(EchoBuilder.echo(request))
         case ("idempotent", _): return self.idempotent(request)
+        case ("polite", 0): return self.polite(request)
         case ("multipart", 0): return self.multipart(request)
         case ("headers", 0): return self.headers(request)
         case ("user-agent", 0): return self.userAgent(request)

@@ -36,6 +36,8 @@ import NIOSSL
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/idempotent[/...]?delay=S`: honours `Idempotency-Key` and counts each key in ``ledger``.
+/// - `/polite?key=&delay=&throttle_at=&retry_after=&spent_at=&reset=`: counts the requests of each
+///   key answered at once in ``traffic``, and answers `429` or a spent `RateLimit` when asked.
 /// - `/content/NAME?gate=G`: the bytes published at NAME with ``publish(_:at:contentType:)``, held at
 ///   gate G when given; 404 when nothing is published there.
 /// - `/duplex?speak=N`: answers while the request body arrives, echoing each piece, or speaking
@@ -56,11 +58,14 @@ public final class TestServer: Sendable {
     public let scheme: String
     /// The `Idempotency-Key`s the `/idempotent` route has seen.
     public let ledger: IdempotencyLedger
+    /// What the `/polite` route saw.
+    public let traffic: TrafficLedger
 
     private init(
         channel: any Channel, registry: ConnectionRegistry, log: RequestLog, gates: Gates, contents: PublishedContents,
-        port: Int, scheme: String, ledger: IdempotencyLedger
+        port: Int, scheme: String, ledger: IdempotencyLedger, traffic: TrafficLedger
     ) {
+        self.traffic = traffic
         self.channel = channel
         self.registry = registry
         self.log = log
@@ -85,13 +90,14 @@ public final class TestServer: Sendable {
         let nonces = DigestNonces()
         let gates = Gates()
         let contents = PublishedContents()
+        let traffic = TrafficLedger()
         let (channel, port) = try await LoopbackServerChannel.bind(port: port, registry: registry, sslContext: sslContext) { sync in
             try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-            try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, contents: contents, ledger: ledger))
+            try sync.addHandler(TestServerHandler(log: log, nonces: nonces, gates: gates, contents: contents, ledger: ledger, traffic: traffic))
         }
         return TestServer(
             channel: channel, registry: registry, log: log, gates: gates, contents: contents, port: port,
-            scheme: sslContext == nil ? "http" : "https", ledger: ledger
+            scheme: sslContext == nil ? "http" : "https", ledger: ledger, traffic: traffic
         )
     }
 

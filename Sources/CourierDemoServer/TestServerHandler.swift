@@ -20,6 +20,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let gates: Gates
     private let contents: PublishedContents
     private let ledger: IdempotencyLedger
+    private let traffic: TrafficLedger
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
@@ -36,7 +37,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pendingTask: Scheduled<Void>?
     private var isActive = true
 
-    init(log: RequestLog, nonces: DigestNonces, gates: Gates, contents: PublishedContents, ledger: IdempotencyLedger) {
+    init(log: RequestLog, nonces: DigestNonces, gates: Gates, contents: PublishedContents, ledger: IdempotencyLedger, traffic: TrafficLedger) {
+        self.traffic = traffic
         self.log = log
         self.nonces = nonces
         self.gates = gates
@@ -127,7 +129,8 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             sameURICount: count.sameURI,
             nonces: self.nonces,
             ledger: self.ledger,
-            contents: self.contents
+            contents: self.contents,
+            traffic: self.traffic
         )
         request.trailers = self.requestTrailers
         let response =

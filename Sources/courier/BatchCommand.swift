@@ -43,6 +43,21 @@ struct BatchCommand: AsyncParsableCommand {
         transform: OptionRange.whole(in: OptionRange.cacheBytes))
     var cacheMaxBytes: Int?
 
+    @Option(
+        name: .customLong("limits"),
+        help: ArgumentHelp(
+            "A postgres:// URL whose database every process naming it shares its per-origin limits through: --per-host counts the requests of all of them, and a 429 or 503 with Retry-After seen by one holds the origin back for all.",
+            valueName: "url"))
+    var limitsLocation: String?
+
+    @Option(
+        name: .customLong("per-host"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The most requests in flight to one origin at once, 1 to 1024 (default: --concurrency); with --limits, across every process using that database.",
+            valueName: "n"),
+        transform: OptionRange.whole(in: OptionRange.concurrency))
+    var perHost: Int?
+
     @Flag(help: "Count a 4xx or 5xx status as a failure.")
     var fail = false
 
@@ -59,9 +74,12 @@ struct BatchCommand: AsyncParsableCommand {
         let items = try BatchFile.read(file)
         var configuration = try client.configuration()
         configuration.limits.maximumConcurrentRequests = max(configuration.limits.maximumConcurrentRequests, concurrency)
-        configuration.limits.maximumConcurrentRequestsPerHost = concurrency
+        configuration.limits.maximumConcurrentRequestsPerHost = min(concurrency, perHost ?? concurrency)
         configuration.limits.maximumConnectionsPerHost = max(configuration.limits.maximumConnectionsPerHost, concurrency)
         try FetchCacheOptions(folder: cacheLocation, maximumBytes: cacheMaxBytes).apply(to: &configuration)
+        if let limitsLocation {
+            configuration.originBudget = try SharedLimitsOption.budget(limitsLocation, perHost: perHost ?? concurrency)
+        }
 
         var batch = Batch(mode: mode == .failFast ? .failFast : .settle, maximumConcurrency: concurrency)
         // Each request is made when its turn comes, so that 20,000 of them cost little memory.

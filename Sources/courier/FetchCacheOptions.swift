@@ -81,10 +81,7 @@ struct FetchCacheOptions {
         guard lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") else { return nil }
         guard let url = URL(string: location) else { throw CommandFailure(.invalidInput, "--cache \(location) is not a URL") }
         let output = Output.current
-        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        shown?.password = nil
-        shown?.query = nil
-        let name = shown?.string ?? "postgres://…"
+        let name = shown(url)
         do {
             return try PostgresCacheStorage(url: url, maximumBytes: maximumBytes ?? PostgresCacheStorage.defaultMaximumBytes) { change in
                 guard warns, case .unavailable(let reason) = change else { return }
@@ -93,6 +90,14 @@ struct FetchCacheOptions {
         } catch {
             throw CommandFailure(.invalidInput, "--cache: \(error.message)")
         }
+    }
+
+    /// A database URL as messages show it: without its password and parameters.
+    static func shown(_ url: URL) -> String {
+        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        shown?.password = nil
+        shown?.query = nil
+        return shown?.string ?? "postgres://…"
     }
 
     /// The disk store in `folder`, with what it found open to other users reported on stderr;

@@ -7,61 +7,38 @@ import Testing
 /// counts the requests to each URL (its `/cacheable` body is `hit N`, N the URL's count).
 @Suite("courier --cache postgres://", .serialized)
 struct PostgresCacheProcessesTests {
-    /// Runs `courier ARGUMENTS…` to its end (at most two minutes); returns its status, stdout
-    /// and stderr.
-    private func courier(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try ChildProcess.courierExecutable()
-        process.arguments = arguments
-        let files = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: files) }
-        let out = files.appendingPathComponent("out")
-        let err = files.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try ChildProcess.start(process)
-        for _ in 0..<12_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
-    }
-
     @Test func fourProcessesShareHitsInvalidationsAndTheByteBound() async throws {
         try await withServerAndPostgres { server, _, database in
             let cache = database.absoluteString
             let url = server.baseURL.absoluteString + "/cacheable?key=fleet&cc=max-age%3D600"
-            let first = try await courier(["fetch", "-s", "--cache", cache, url])
+            let first = try await runCourier(["fetch", "-s", "--cache", cache, url])
             #expect(first.status == 0)
             #expect(first.stdout == "hit 1")
             #expect(first.stderr.isEmpty)
             // Three more processes at once: each is answered by the first one's entry.
             let others = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<3 { group.addTask { try await courier(["fetch", "-s", "--cache", cache, url]).stdout } }
+                for _ in 0..<3 { group.addTask { try await runCourier(["fetch", "-s", "--cache", cache, url]).stdout } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(others == ["hit 1", "hit 1", "hit 1"])
             // An unsafe request by one process invalidates the entry for all of them.
-            #expect(try await courier(["fetch", "-s", "-X", "POST", "--cache", cache, url]).stdout == "hit 2")
-            #expect(try await courier(["fetch", "-s", "--cache", cache, url]).stdout == "hit 3")
-            #expect(try await courier(["fetch", "-s", "--cache", cache, url]).stdout == "hit 3")
-            let stats = try await courier(["cache", "stats", "--cache", cache, "--report", "json"])
+            #expect(try await runCourier(["fetch", "-s", "-X", "POST", "--cache", cache, url]).stdout == "hit 2")
+            #expect(try await runCourier(["fetch", "-s", "--cache", cache, url]).stdout == "hit 3")
+            #expect(try await runCourier(["fetch", "-s", "--cache", cache, url]).stdout == "hit 3")
+            let stats = try await runCourier(["cache", "stats", "--cache", cache, "--report", "json"])
             #expect(stats.stdout.hasPrefix("{\"entries\":1,"))
 
             // The byte bound, given to every process, holds whichever process wrote.
             let padding = String(repeating: "p", count: 1000)
             for index in 0..<8 {
                 let padded = server.baseURL.absoluteString + "/cacheable?key=bound-\(index)&cc=max-age%3D600&h=X-Padding:\(padding)"
-                #expect(try await courier(["fetch", "-s", "--cache", cache, "--cache-max-bytes", "4000", padded]).status == 0)
+                #expect(try await runCourier(["fetch", "-s", "--cache", cache, "--cache-max-bytes", "4000", padded]).status == 0)
             }
-            let bounded = try await courier(["cache", "stats", "--cache", cache, "--report", "json"])
+            let bounded = try await runCourier(["cache", "stats", "--cache", cache, "--report", "json"])
             let bytes = bounded.stdout.split(separator: ":").last.flatMap { Int($0.dropLast(2)) }
             #expect(bytes.map { $0 <= 4000 } == true, "\(bounded.stdout)")
-            #expect(try await courier(["cache", "clear", "--cache", cache]).status == 0)
-            #expect(try await courier(["cache", "stats", "--cache", cache, "--report", "json"]).stdout == "{\"entries\":0,\"bytes\":0}\n")
+            #expect(try await runCourier(["cache", "clear", "--cache", cache]).status == 0)
+            #expect(try await runCourier(["cache", "stats", "--cache", cache, "--report", "json"]).stdout == "{\"entries\":0,\"bytes\":0}\n")
         }
     }
 
@@ -69,14 +46,14 @@ struct PostgresCacheProcessesTests {
         try await withServerAndPostgres { server, cluster, database in
             try await offThePool { cluster.kill() }
             let url = server.baseURL.absoluteString + "/cacheable?key=down&cc=max-age%3D600"
-            let result = try await courier(["fetch", "--cache", database.absoluteString, url])
+            let result = try await runCourier(["fetch", "--cache", database.absoluteString, url])
             #expect(result.status == 0)
             #expect(result.stdout == "hit 1")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1, "\(result.stderr)")
             #expect(lines.first?.hasPrefix("courier: warning: the cache database at postgres://") == true)
             #expect(lines.first?.contains("unavailable") == true)
-            let stats = try await courier(["cache", "stats", "--cache", database.absoluteString])
+            let stats = try await runCourier(["cache", "stats", "--cache", database.absoluteString])
             #expect(stats.status != 0)
             #expect(stats.stderr.contains("cache database"))
         }

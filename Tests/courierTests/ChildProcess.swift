@@ -91,3 +91,26 @@ struct ExecutableNotFound: Error, CustomStringConvertible {
     var searched: [String]
     var description: String { "the built \(name) executable was not found beside \(searched); run swift build first" }
 }
+
+/// Runs `courier ARGUMENTS…` to its end (at most two minutes); returns its status, stdout
+/// and stderr.
+func runCourier(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = try ChildProcess.courierExecutable()
+    process.arguments = arguments
+    let files = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: files) }
+    let out = files.appendingPathComponent("out")
+    let err = files.appendingPathComponent("err")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = try FileHandle(forWritingTo: err)
+    process.standardInput = FileHandle.nullDevice
+    try ChildProcess.start(process)
+    for _ in 0..<12_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+}

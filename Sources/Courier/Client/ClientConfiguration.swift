@@ -80,6 +80,9 @@ public struct ClientConfiguration: Sendable {
     /// Whether concurrent identical GET and HEAD requests share one exchange; `true` by
     /// default. A request can opt out with ``CourierRequest/allowsCoalescing``.
     public var coalescesRequests: Bool
+    /// Limits on each origin shared with other clients (other processes, other hosts), on top
+    /// of ``limits``; `nil`, the default, for none. See ``OriginBudget``.
+    public var originBudget: (any OriginBudget)?
 
     /// Creates a configuration.
     public init(baseURL: URL? = nil, cdnURL: URL? = nil) {
@@ -105,6 +108,7 @@ public struct ClientConfiguration: Sendable {
         self.tls = TLSPolicy()
         self.cache = nil
         self.coalescesRequests = true
+        self.originBudget = nil
     }
 
     /// The transport settings this configuration implies.

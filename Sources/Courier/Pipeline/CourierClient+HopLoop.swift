@@ -59,8 +59,9 @@ extension CourierClient {
             let message = tracing?.startMessage(&outgoing, resend: sent)
             sent += 1
             let origin: String
+            let permit: OriginPermit?
             do {
-                origin = try await admit(&outgoing, deadline: deadline)
+                (origin, permit) = try await admit(&outgoing, deadline: deadline)
             } catch {
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 throw error
@@ -93,6 +94,7 @@ extension CourierClient {
                     }
                 }
             } catch {
+                permit?.release()
                 scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .init(failure: error)))
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 if !headArrived, !replayed, current.mayBeReplayed, let failure = error as? CourierError,
@@ -103,6 +105,7 @@ extension CourierClient {
                 }
                 throw error
             }
+            permit?.release()
             scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .response(status: hop.status)))
             if let message { RequestTracing.end(message, status: hop.status) }
             switch hop {
@@ -137,24 +140,41 @@ extension CourierClient {
         return try await hops(request) { try await $0.collected(upTo: limit) }
     }
 
-    /// Checks a request's method and headers for the wire, then waits for its scheduler slot,
-    /// no later than `deadline`; returns the origin the slot was taken for, which the request
-    /// keeps for the transport.
-    nonisolated(nonsending) func admit(_ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil) async throws -> String {
+    /// Checks a request's method and headers for the wire, then waits for its scheduler slot
+    /// and, with a shared ``ClientConfiguration/originBudget``, for the budget's permit, no
+    /// later than `deadline`; returns the origin the slot was taken for, which the request keeps
+    /// for the transport, and the permit.
+    nonisolated(nonsending) func admit(
+        _ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> (origin: String, permit: OriginPermit?) {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
         let origin = request.rememberOrigin()
         do {
             try await scheduler.acquire(host: origin, priority: request.priority, request: request.id, deadline: deadline)
         } catch is Scheduler.WaitExpired {
-            var error = CourierError(
-                .timeout,
-                "The request waited for a free slot (ClientConfiguration.limits) past its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise the limits or the timeout.",
-                url: request.url
-            )
-            error.requestMayHaveBeenSent = false
+            throw Self.waitedTooLong(for: "a free slot (ClientConfiguration.limits)", request: request)
+        }
+        guard let budget = configuration.originBudget else { return (origin, nil) }
+        do {
+            return (origin, try await budget.permit(for: origin, until: deadline))
+        } catch {
+            scheduler.release(host: origin, sample: .init(latency: .zero, outcome: .inconclusive))
+            if let deadline, ContinuousClock.now >= deadline, !(error is CancellationError) {
+                throw Self.waitedTooLong(for: "the shared origin budget (ClientConfiguration.originBudget)", request: request)
+            }
             throw error
         }
-        return origin
+    }
+
+    /// The timeout of a request that waited for `what` past its deadline; nothing was sent.
+    private static func waitedTooLong(for what: String, request: CourierHTTPRequest) -> CourierError {
+        var error = CourierError(
+            .timeout,
+            "The request waited for \(what) past its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise the limits or the timeout.",
+            url: request.url
+        )
+        error.requestMayHaveBeenSent = false
+        return error
     }
 }

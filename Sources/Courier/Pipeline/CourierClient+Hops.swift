@@ -23,6 +23,7 @@ extension CourierClient {
     func finishHop(_ request: CourierHTTPRequest, head: CourierResponse) {
         let (status, headers) = (head.status, head.headers)
         configuration.cookies?.store(from: headers, url: request.url)
+        configuration.originBudget?.record(status: status, headers: headers, from: request.origin)
         let event = ExchangeEvent(
             request: request, status: status, reasonPhrase: head.reasonPhrase, responseHeaders: headers, protocolVersion: head.protocolVersion
         )

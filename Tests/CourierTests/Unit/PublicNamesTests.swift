@@ -11,7 +11,8 @@ struct PublicNamesTests {
     /// The library products' source folders; CourierDemoServer's types reach users through
     /// CourierTesting, which re-exports it.
     private static let products = [
-        "Courier", "CourierCachePostgres", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierOpenAPI", "CourierQueue",
+        "Courier", "CourierCachePostgres", "CourierDemoServer", "CourierImages", "CourierLifecycle", "CourierLimitsPostgres",
+        "CourierOpenAPI", "CourierQueue",
         "CourierServerSentEvents",
         "CourierTesting", "CourierURLSession", "CourierWebSockets", "CourierXML",
     ]

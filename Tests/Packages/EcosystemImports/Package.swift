@@ -45,6 +45,7 @@ var common: [Target.Dependency] {
         .product(name: "CourierQueue", package: courier),
         .product(name: "CourierQueuePostgres", package: courier),
         .product(name: "CourierCachePostgres", package: courier),
+        .product(name: "CourierLimitsPostgres", package: courier),
         .product(name: "CourierServerSentEvents", package: courier),
         .product(name: "CourierWebSockets", package: courier),
         .product(name: "CourierTesting", package: courier),

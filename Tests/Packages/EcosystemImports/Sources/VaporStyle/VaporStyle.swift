@@ -6,6 +6,7 @@ import Courier
 import CourierCachePostgres
 import CourierImages
 import CourierLifecycle
+import CourierLimitsPostgres
 import CourierOpenAPI
 import CourierQueue
 import CourierQueuePostgres
@@ -139,10 +140,13 @@ private typealias UnqualifiedMetricsObserver = MetricsObserver
 private typealias UnqualifiedMinimumTLSVersion = MinimumTLSVersion
 private typealias UnqualifiedMultipartForm = MultipartForm
 private typealias UnqualifiedNetscapeCookieFormat = NetscapeCookieFormat
+private typealias UnqualifiedOriginBudget = OriginBudget
+private typealias UnqualifiedOriginPermit = OriginPermit
 private typealias UnqualifiedParameterEncoding = ParameterEncoding
 private typealias UnqualifiedParameterValue = ParameterValue
 private typealias UnqualifiedPin = Pin
 private typealias UnqualifiedPostgresCacheStorage = PostgresCacheStorage
+private typealias UnqualifiedPostgresOriginBudget = PostgresOriginBudget
 private typealias UnqualifiedPrintableText = PrintableText
 private typealias UnqualifiedPropertyListFormat = PropertyListFormat
 private typealias UnqualifiedProxy = Proxy
@@ -189,6 +193,7 @@ private typealias UnqualifiedTieredCacheStorage = TieredCacheStorage
 private typealias UnqualifiedTimeouts = Timeouts
 private typealias UnqualifiedTiming = Timing
 private typealias UnqualifiedTokenProvider = TokenProvider
+private typealias UnqualifiedTrafficLedger = TrafficLedger
 private typealias UnqualifiedTransferProgress = TransferProgress
 private typealias UnqualifiedTransport = Transport
 private typealias UnqualifiedTransportConfiguration = TransportConfiguration

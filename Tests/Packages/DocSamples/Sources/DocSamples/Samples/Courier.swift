@@ -5,6 +5,7 @@ import CoreMetrics
 import Courier
 import CourierImages
 import CourierLifecycle
+import CourierLimitsPostgres
 import CourierOpenAPI
 import CourierQueue
 import CourierCachePostgres
@@ -946,6 +947,14 @@ extension Samples {
         _ = configuration
         configuration.limits.maximumConcurrentRequestsPerHost = 8
         configuration.limits.adaptiveConcurrency = AdaptiveConcurrency(initialLimit: 2)
+    }
+
+    /// Sources/Courier/Scheduling/OriginBudget.swift, sample 1
+    static func originBudget1(_ context: SampleContext) async throws {
+        var configuration = context.configuration
+        _ = configuration
+        let database = URL(string: "postgres://app@db.internal/app")!
+        configuration.originBudget = try PostgresOriginBudget(url: database, maximumConcurrentRequestsPerOrigin: 8)
     }
 
     /// Sources/Courier/Security/ClientIdentity.swift, sample 1

@@ -5,6 +5,7 @@ import CoreMetrics
 import Courier
 import CourierImages
 import CourierLifecycle
+import CourierLimitsPostgres
 import CourierOpenAPI
 import CourierQueue
 import CourierCachePostgres

@@ -15,9 +15,9 @@ import CourierPostgres
 ///
 /// Every insertion and removal of an entry notifies the channel `courier_cache` with the hex
 /// SHA-256 of its primary key (`*` when everything was removed), which memory tiers listen to.
-extension CacheDatabase {
+enum CacheSchema {
     /// The tables, their format and how each format is made.
-    static let schema = PostgresSchema(versionTable: "courier_cache_schema", lock: migrationLock, migrations: migrations)
+    static let tables = PostgresSchema(versionTable: "courier_cache_schema", lock: migrationLock, migrations: migrations)
 
     /// The channel changes are notified on.
     static let channel = "courier_cache"

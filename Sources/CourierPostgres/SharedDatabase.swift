@@ -1,11 +1,10 @@
 import Courier
-import CourierPostgres
 import Foundation
 import Logging
 import PostgresNIO
 
-/// The connections of one ``PostgresCacheStorage`` and what it knows of the server: whether the
-/// tables are ready, and whether the server answers.
+/// The connections of one store of the fleet (the cache, the limits) and what it knows of the
+/// server: whether its tables are ready, and whether the server answers.
 ///
 /// The database is opened on first use: one connection of its own creates or migrates the
 /// tables (bounded by the URL's `connect_timeout`), then statements go through a small pool.
@@ -15,20 +14,24 @@ import PostgresNIO
 /// after half a second, then one, two, four and at most five seconds between tries. The
 /// outage's beginning and end are reported once each; an error of SQL alone (a statement the
 /// server refused) fails that call and begins no outage.
-actor CacheDatabase {
+package actor SharedDatabase {
     /// What a statement needs: the pool and the logger.
-    typealias Work<Value: Sendable> = @Sendable (PostgresClient, Logger) async throws -> Value
+    package typealias Work<Value: Sendable> = @Sendable (PostgresClient, Logger) async throws -> Value
 
     /// Why the server is not used, and when it is tried again.
     private struct Outage {
         var reason: String
     }
 
-    nonisolated let location: PostgresLocation
-    nonisolated let statementTimeout: Duration
-    let logger: Logger
+    package nonisolated let location: PostgresLocation
+    package nonisolated let statementTimeout: Duration
+    package nonisolated let schema: PostgresSchema
+    /// The kind of the errors thrown: ``CourierError/Kind/cacheStorageFailed`` for the cache.
+    package nonisolated let failureKind: CourierError.Kind
+    package nonisolated let logger: Logger
     private let client: PostgresClient
-    private let report: @Sendable (PostgresCacheStorage.Availability) -> Void
+    /// Told the reason when an outage begins, and `nil` when it ends.
+    private let report: @Sendable (String?) -> Void
     private var pool: Task<Void, Never>?
     private var opening: Task<Void, any Error>?
     private var isReady = false
@@ -36,15 +39,17 @@ actor CacheDatabase {
     private var probe: Task<Void, Never>?
     private var isShutDown = false
 
-    init(
-        location: PostgresLocation, statementTimeout: Duration, logger: Logger,
-        report: @escaping @Sendable (PostgresCacheStorage.Availability) -> Void
+    package init(
+        location: PostgresLocation, schema: PostgresSchema, failureKind: CourierError.Kind, statementTimeout: Duration, logger: Logger,
+        report: @escaping @Sendable (String?) -> Void
     ) {
         self.location = location
+        self.schema = schema
+        self.failureKind = failureKind
         self.statementTimeout = statementTimeout
         self.logger = logger
         self.report = report
-        self.client = PostgresClient(configuration: location.configuration(maximumConnections: CacheDatabase.poolSize), backgroundLogger: logger)
+        self.client = PostgresClient(configuration: location.configuration(maximumConnections: SharedDatabase.poolSize), backgroundLogger: logger)
     }
 
     deinit {
@@ -54,16 +59,16 @@ actor CacheDatabase {
     }
 
     /// Statement connections per process.
-    static let poolSize = 4
+    package static let poolSize = 4
 
     /// Runs `work` on the pool within ``statementTimeout``, opening the database first if it
     /// has not been yet.
     ///
-    /// - Throws: ``CourierError/Kind/cacheStorageFailed`` at once while an outage lasts, and
+    /// - Throws: an error of ``failureKind`` at once while an outage lasts, and
     ///   when the statement fails; ``CourierError/Kind/cancelled`` when the caller is.
-    func perform<Value: Sendable>(_ action: String, _ work: @escaping Work<Value>) async throws(CourierError) -> Value {
+    package func perform<Value: Sendable>(_ action: String, _ work: @escaping Work<Value>) async throws(CourierError) -> Value {
         guard !isShutDown else {
-            throw CourierError(.clientShutdown, "The cache database at \(location.redacted) was closed.")
+            throw CourierError(.clientShutdown, "The \(location.purpose) database at \(location.redacted) was closed.")
         }
         if let outage { throw unavailable(outage) }
         if !isReady { try await open() }
@@ -73,13 +78,13 @@ actor CacheDatabase {
         case .success(let value):
             return value
         case .failure(let error):
-            if CacheDatabase.meansUnreachable(error) { begin(Outage(reason: CacheDatabase.reason(error))) }
+            if SharedDatabase.meansUnreachable(error) { begin(Outage(reason: SharedDatabase.reason(error))) }
             throw storageError(error, action: action)
         }
     }
 
     /// Stops the pool and the probe; later calls throw ``CourierError/Kind/clientShutdown``.
-    func shutdown() async {
+    package func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
         probe?.cancel()
@@ -99,7 +104,7 @@ actor CacheDatabase {
         do {
             try await openTables()
         } catch {
-            if error.kind != .cancelled { begin(Outage(reason: error.underlyingError.map(CacheDatabase.reason) ?? error.message)) }
+            if error.kind != .cancelled { begin(Outage(reason: error.underlyingError.map(SharedDatabase.reason) ?? error.message)) }
             throw error
         }
     }
@@ -110,14 +115,15 @@ actor CacheDatabase {
         if opening == nil {
             let location = location
             let logger = logger
-            opening = Task { try await CacheDatabase.schema.prepare(location, logger: logger) }
+            let schema = schema
+            opening = Task { try await schema.prepare(location, logger: logger) }
         }
         guard let opening else { return }
         do {
             try await opening.value
         } catch {
             self.opening = nil
-            throw CacheDatabase.openingError(error, location: location)
+            throw SharedDatabase.openingError(error, location: location, kind: failureKind)
         }
         if !isReady {
             isReady = true
@@ -133,12 +139,12 @@ actor CacheDatabase {
     private func begin(_ outage: Outage) {
         guard self.outage == nil, !isShutDown else { return }
         self.outage = outage
-        logger.warning("cache database unavailable", metadata: ["location": "\(location.redacted)", "reason": "\(outage.reason)"])
-        report(.unavailable(reason: outage.reason))
+        logger.warning("\(location.purpose) database unavailable", metadata: ["location": "\(location.redacted)", "reason": "\(outage.reason)"])
+        report(outage.reason)
         probe = Task { [weak self] in
             var failures = 1
             while !Task.isCancelled {
-                try? await Task.sleep(for: CacheDatabase.pause(after: failures))
+                try? await Task.sleep(for: SharedDatabase.pause(after: failures))
                 guard let database = self, !Task.isCancelled else { return }
                 if await database.recovers() { return }
                 failures += 1
@@ -148,7 +154,7 @@ actor CacheDatabase {
 
     /// The pause before the next probe after `failures` failed tries: half a second, then one,
     /// two, four, and five seconds from then on.
-    static func pause(after failures: Int) -> Duration {
+    package static func pause(after failures: Int) -> Duration {
         failures <= 1 ? .milliseconds(500) : .seconds(min(1 << min(failures - 2, 3), 5))
     }
 
@@ -157,8 +163,8 @@ actor CacheDatabase {
         guard outage != nil, !isShutDown else { return true }
         guard await answers() else { return false }
         outage = nil
-        logger.notice("cache database available again", metadata: ["location": "\(location.redacted)"])
-        report(.available)
+        logger.notice("\(location.purpose) database available again", metadata: ["location": "\(location.redacted)"])
+        report(nil)
         return true
     }
 
@@ -178,8 +184,8 @@ actor CacheDatabase {
 
     private func unavailable(_ outage: Outage) -> CourierError {
         CourierError(
-            .cacheStorageFailed,
-            "The cache database at \(location.redacted) is unavailable (\(outage.reason)); the cache is skipped until it answers again."
+            failureKind,
+            "The \(location.purpose) database at \(location.redacted) is unavailable (\(outage.reason)); it is skipped until it answers again."
         )
     }
 
@@ -189,7 +195,7 @@ actor CacheDatabase {
     /// statement: no answer in time, a connection that could not be made or was lost, or the
     /// server's own word that it is shutting down, starting or out of connections (SQLSTATE
     /// classes 08, 53 and 57).
-    static func meansUnreachable(_ error: any Error) -> Bool {
+    package static func meansUnreachable(_ error: any Error) -> Bool {
         if error is StatementTimeout { return true }
         if let error = error as? PostgresTransactionError {
             return meansUnreachable(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
@@ -200,7 +206,7 @@ actor CacheDatabase {
     }
 
     /// A short reason for `error` in plain words, for one line of a warning.
-    static func reason(_ error: any Error) -> String {
+    package static func reason(_ error: any Error) -> String {
         if let error = error as? PostgresTransactionError {
             return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
         }
@@ -226,38 +232,38 @@ actor CacheDatabase {
         return "\(error)"
     }
 
-    func storageError(_ error: any Error, action: String) -> CourierError {
+    package func storageError(_ error: any Error, action: String) -> CourierError {
         if error is CancellationError {
-            return CourierError(.cancelled, "A statement on the cache database at \(location.redacted) was cancelled.", underlyingError: error)
+            return CourierError(.cancelled, "A statement on the \(location.purpose) database at \(location.redacted) was cancelled.", underlyingError: error)
         }
         return CourierError(
-            .cacheStorageFailed,
-            "The cache database at \(location.redacted) could not \(action): \(CacheDatabase.reason(error)).",
+            failureKind,
+            "The \(location.purpose) database at \(location.redacted) could not \(action): \(SharedDatabase.reason(error)).",
             underlyingError: error
         )
     }
 
     /// Why opening failed, as ``perform(_:_:)`` throws it.
-    static func openingError(_ error: any Error, location: PostgresLocation) -> CourierError {
+    static func openingError(_ error: any Error, location: PostgresLocation, kind: CourierError.Kind) -> CourierError {
         switch error {
         case let error as CourierError:
             return error
         case let error as PostgresSchema.TooNew:
             return CourierError(
-                .cacheStorageFailed,
-                "The cache tables at \(location.redacted) were written by a newer Courier (format \(error.found), this one reads \(error.known)); use that version, or another database."
+                kind,
+                "The \(location.purpose) tables at \(location.redacted) were written by a newer Courier (format \(error.found), this one reads \(error.known)); use that version, or another database."
             )
         case is StatementTimeout:
             return CourierError(
-                .cacheStorageFailed,
-                "The cache database at \(location.redacted) could not be reached and prepared within \(location.connectTimeout); check that PostgreSQL runs there and accepts this user."
+                kind,
+                "The \(location.purpose) database at \(location.redacted) could not be reached and prepared within \(location.connectTimeout); check that PostgreSQL runs there and accepts this user."
             )
         case is CancellationError:
-            return CourierError(.cancelled, "Opening the cache database at \(location.redacted) was cancelled.", underlyingError: error)
+            return CourierError(.cancelled, "Opening the \(location.purpose) database at \(location.redacted) was cancelled.", underlyingError: error)
         default:
             return CourierError(
-                .cacheStorageFailed,
-                "The cache database at \(location.redacted) could not be opened: \(reason(error)). Check that PostgreSQL runs there and that this user may create the courier_cache tables.",
+                kind,
+                "The \(location.purpose) database at \(location.redacted) could not be opened: \(reason(error)). Check that PostgreSQL runs there and that this user may create tables there.",
                 underlyingError: error
             )
         }

@@ -33,6 +33,7 @@ let package = Package(
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierQueue", package: "Courier"),
                 .product(name: "CourierQueuePostgres", package: "Courier"),
+                .product(name: "CourierCachePostgres", package: "Courier"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CourierTesting", package: "Courier"),

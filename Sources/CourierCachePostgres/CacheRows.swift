@@ -1,4 +1,5 @@
 import Courier
+import CourierPostgres
 import Crypto
 import Foundation
 import Logging
@@ -43,20 +44,7 @@ enum CacheRows {
     static func entries(
         forKey key: String, now: Date, client: PostgresClient, logger: Logger
     ) async throws -> (entries: [CourierCacheEntry], damaged: [Data]) {
-        let keyHash = hash(key)
-        let time = now.timeIntervalSince1970
-        let rows = try await client.query(
-            """
-            WITH touched AS (
-                UPDATE courier_cache_entries SET used_at = \(time) WHERE key_hash = \(keyHash) AND used_at < \(time) - 1
-            )
-            SELECT e.variant_hash, e.generation, e.fields, e.body_length, e.body_digest, c.position, c.bytes
-            FROM courier_cache_entries e LEFT JOIN courier_cache_chunks c ON c.generation = e.generation
-            WHERE e.key_hash = \(keyHash)
-            ORDER BY e.stored_at DESC, e.generation DESC, c.position
-            """,
-            logger: logger
-        )
+        let rows = try await client.execute(ReadStatement(keyHash: hash(key), now: now), logger: logger)
         var entries: [CourierCacheEntry] = []
         var damaged: [Data] = []
         var current: Assembly?
@@ -80,6 +68,31 @@ enum CacheRows {
         }
         finish()
         return (entries, damaged)
+    }
+
+    /// The read of a key's entries with their chunks, prepared once on each connection: the
+    /// entries' last use moves to now when it is more than a second old.
+    struct ReadStatement: RowStatement {
+        static let name = "courier_cache_read_1"
+        static let sql = """
+            WITH touched AS (
+                UPDATE courier_cache_entries SET used_at = $2 WHERE key_hash = $1 AND used_at < $2 - 1
+            )
+            SELECT e.variant_hash, e.generation, e.fields, e.body_length, e.body_digest, c.position, c.bytes
+            FROM courier_cache_entries e LEFT JOIN courier_cache_chunks c ON c.generation = e.generation
+            WHERE e.key_hash = $1
+            ORDER BY e.stored_at DESC, e.generation DESC, c.position
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.bytea, .float8]
+
+        let bindings: PostgresBindings
+
+        init(keyHash: Data, now: Date) {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(ByteBuffer(bytes: keyHash))
+            bindings.append(now.timeIntervalSince1970)
+            self.bindings = bindings
+        }
     }
 
     /// One entry's row and its chunks, put together as they arrive.

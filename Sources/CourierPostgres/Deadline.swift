@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import PostgresNIO
 
 /// What `work` returns, or a ``StatementTimeout`` once `deadline` has passed, or a
@@ -12,9 +13,9 @@ package func outcome<Value: Sendable>(
     let task = Task {
         do { first.settle(with: .success(try await work())) } catch { first.settle(with: .failure(error)) }
     }
-    let timer = Task {
-        try? await Task.sleep(for: deadline)
-        if !Task.isCancelled { first.settle(with: .failure(StatementTimeout(deadline: deadline))) }
+    // A timer on an event loop rather than a sleeping task: one task less for every statement.
+    let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(deadline.nanosecondsClamped)) {
+        first.settle(with: .failure(StatementTimeout(deadline: deadline)))
     }
     let outcome = await withTaskCancellationHandler {
         await first.value
@@ -31,4 +32,13 @@ package func outcome<Value: Sendable>(
 package func closeAndWait(_ connection: PostgresConnection) async {
     let closed: EventLoopFuture<Void> = connection.close()
     try? await closed.get()
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, at most `Int64.max`.
+    fileprivate var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = components
+        guard seconds < Int64.max / 1_000_000_000 else { return .max }
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
 }

@@ -1,6 +1,7 @@
 import Courier
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// The connections of one store of the fleet (the cache, the limits) and what it knows of the
@@ -23,13 +24,23 @@ package actor SharedDatabase {
         var reason: String
     }
 
+    /// The state a statement checks first.
+    private struct Gate {
+        var isReady = false
+        var outage: String?
+        var isShutDown = false
+    }
+
     package nonisolated let location: PostgresLocation
     package nonisolated let statementTimeout: Duration
     package nonisolated let schema: PostgresSchema
     /// The kind of the errors thrown: ``CourierError/Kind/cacheStorageFailed`` for the cache.
     package nonisolated let failureKind: CourierError.Kind
     package nonisolated let logger: Logger
-    private let client: PostgresClient
+    private nonisolated let client: PostgresClient
+    /// What a statement checks before it runs, mirrored from the actor's state under a lock,
+    /// so that a statement on a ready database does not wait for the actor.
+    private nonisolated let gate = NIOLockedValueBox(Gate())
     /// Told the reason when an outage begins, and `nil` when it ends.
     private let report: @Sendable (String?) -> Void
     private var pool: Task<Void, Never>?
@@ -66,27 +77,40 @@ package actor SharedDatabase {
     ///
     /// - Throws: an error of ``failureKind`` at once while an outage lasts, and
     ///   when the statement fails; ``CourierError/Kind/cancelled`` when the caller is.
-    package func perform<Value: Sendable>(_ action: String, _ work: @escaping Work<Value>) async throws(CourierError) -> Value {
-        guard !isShutDown else {
-            throw CourierError(.clientShutdown, "The \(location.purpose) database at \(location.redacted) was closed.")
-        }
-        if let outage { throw unavailable(outage) }
-        if !isReady { try await open() }
+    package nonisolated func perform<Value: Sendable>(_ action: String, _ work: @escaping Work<Value>) async throws(CourierError) -> Value {
+        let gate = gate.withLockedValue { $0 }
+        try check(gate)
+        if !gate.isReady { try await prepareForUse() }
         let client = client
         let logger = logger
         switch await outcome(within: statementTimeout, { try await work(client, logger) }) {
         case .success(let value):
             return value
         case .failure(let error):
-            if SharedDatabase.meansUnreachable(error) { begin(Outage(reason: SharedDatabase.reason(error))) }
+            if SharedDatabase.meansUnreachable(error) { await begin(Outage(reason: SharedDatabase.reason(error))) }
             throw storageError(error, action: action)
         }
+    }
+
+    /// Throws when `gate` says no statement may run: after a shutdown, or during an outage.
+    private nonisolated func check(_ gate: Gate) throws(CourierError) {
+        guard !gate.isShutDown else {
+            throw CourierError(.clientShutdown, "The \(location.purpose) database at \(location.redacted) was closed.")
+        }
+        if let reason = gate.outage { throw unavailable(Outage(reason: reason)) }
+    }
+
+    /// Opens the database unless it is open, closed or out of reach.
+    private func prepareForUse() async throws(CourierError) {
+        try check(gate.withLockedValue { $0 })
+        if !isReady { try await open() }
     }
 
     /// Stops the pool and the probe; later calls throw ``CourierError/Kind/clientShutdown``.
     package func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
+        gate.withLockedValue { $0.isShutDown = true }
         probe?.cancel()
         opening?.cancel()
         pool?.cancel()
@@ -129,6 +153,7 @@ package actor SharedDatabase {
             isReady = true
             let client = client
             pool = Task { await client.run() }
+            gate.withLockedValue { $0.isReady = true }
         }
     }
 
@@ -139,6 +164,7 @@ package actor SharedDatabase {
     private func begin(_ outage: Outage) {
         guard self.outage == nil, !isShutDown else { return }
         self.outage = outage
+        gate.withLockedValue { $0.outage = outage.reason }
         logger.warning("\(location.purpose) database unavailable", metadata: ["location": "\(location.redacted)", "reason": "\(outage.reason)"])
         report(outage.reason)
         probe = Task { [weak self] in
@@ -163,6 +189,7 @@ package actor SharedDatabase {
         guard outage != nil, !isShutDown else { return true }
         guard await answers() else { return false }
         outage = nil
+        gate.withLockedValue { $0.outage = nil }
         logger.notice("\(location.purpose) database available again", metadata: ["location": "\(location.redacted)"])
         report(nil)
         return true
@@ -182,7 +209,7 @@ package actor SharedDatabase {
         return false
     }
 
-    private func unavailable(_ outage: Outage) -> CourierError {
+    private nonisolated func unavailable(_ outage: Outage) -> CourierError {
         CourierError(
             failureKind,
             "The \(location.purpose) database at \(location.redacted) is unavailable (\(outage.reason)); it is skipped until it answers again."
@@ -232,7 +259,7 @@ package actor SharedDatabase {
         return "\(error)"
     }
 
-    package func storageError(_ error: any Error, action: String) -> CourierError {
+    package nonisolated func storageError(_ error: any Error, action: String) -> CourierError {
         if error is CancellationError {
             return CourierError(.cancelled, "A statement on the \(location.purpose) database at \(location.redacted) was cancelled.", underlyingError: error)
         }

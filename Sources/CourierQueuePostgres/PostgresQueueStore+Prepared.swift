@@ -1,4 +1,5 @@
 import Courier
+import CourierPostgres
 import CourierQueue
 import Foundation
 import NIOCore
@@ -72,14 +73,4 @@ extension PostgresQueueStore {
             self.bindings = bindings
         }
     }
-}
-
-/// A prepared statement with its bindings made when it is, whose rows the store decodes itself.
-protocol RowStatement: PostgresPreparedStatement where Row == PostgresRow {
-    var bindings: PostgresBindings { get }
-}
-
-extension RowStatement {
-    func makeBindings() throws -> PostgresBindings { bindings }
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }

@@ -1,9 +1,11 @@
 import Courier
+import CourierCachePostgres
 import Foundation
 
-/// The HTTP cache: hit latency from memory and from disk against a network fetch of the same
-/// 10 KiB response, throughput of many GETs of a few URLs with the cache on and off, and the
-/// peak memory of a client with a 64 MiB memory store after 1 GiB of responses.
+/// The HTTP cache: hit latency from memory, from disk and from PostgreSQL (a throwaway server on
+/// loopback) against a network fetch of the same 10 KiB response, throughput of many GETs of a
+/// few URLs with each store and with none, and the peak memory of a client with a 64 MiB memory
+/// store after 1 GiB of responses.
 struct CacheBenchmark {
     let server: ServerProcess
     let rounds: Int
@@ -16,8 +18,12 @@ struct CacheBenchmark {
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-bench-cache-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await latencies(folder: folder)
-        try await throughput(requests: 10_000, urls: 100, concurrency: 16)
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        try cluster.createDatabase("cache")
+        let database = URL(string: "postgres://\(cluster.username)@\(cluster.host):\(cluster.port)/cache?sslmode=disable")!
+        try await latencies(folder: folder, database: database)
+        try await throughput(requests: 10_000, urls: 100, concurrency: 16, folder: folder, database: database)
         try peakMemory()
     }
 
@@ -38,12 +44,17 @@ struct CacheBenchmark {
 
     // MARK: Latency
 
-    private func latencies(folder: URL) async throws {
+    private func latencies(folder: URL, database: URL) async throws {
         let url = server.url("/bytes/\(Self.responseBytes)?seed=3")
         let contenders: [(String, CourierClient)] = [
             ("network fetch (no cache)", Self.client(storage: nil)),
             ("memory hit (MemoryCacheStorage)", Self.client(storage: MemoryCacheStorage())),
             ("disk hit (DiskCacheStorage)", Self.client(storage: try DiskCacheStorage(directory: folder))),
+            ("PostgreSQL hit (PostgresCacheStorage)", Self.client(storage: try PostgresCacheStorage(url: database))),
+            (
+                "PostgreSQL hit, 16 MiB memory tier (memoryBytes set)",
+                Self.client(storage: try PostgresCacheStorage(url: database, memoryBytes: 16 << 20))
+            ),
         ]
         var samples: [String: [Sample]] = [:]
         for round in 0...rounds {  // round 0 warms up, and fills the caches
@@ -76,13 +87,22 @@ struct CacheBenchmark {
 
     // MARK: Throughput
 
-    private func throughput(requests: Int, urls: Int, concurrency: Int) async throws {
+    private func throughput(requests: Int, urls: Int, concurrency: Int, folder: URL, database: URL) async throws {
         let targets = (0..<urls).map { server.url("/bytes/\(Self.responseBytes)?seed=\($0)").absoluteString }
-        var samples: [Bool: [Sample]] = [:]
+        let stores: [(name: String, make: (Int) throws -> (any CacheStorage)?)] = [
+            ("MemoryCacheStorage", { _ in MemoryCacheStorage() }),
+            ("DiskCacheStorage", { round in try DiskCacheStorage(directory: folder.appendingPathComponent("throughput-\(round)")) }),
+            ("PostgresCacheStorage", { _ in try PostgresCacheStorage(url: database) }),
+            ("none", { _ in nil }),
+        ]
+        var samples: [String: [Sample]] = [:]
         for round in 0...rounds {
-            for cached in [true, false] {
-                // A new client each round: the first request for each URL goes to the network.
-                let client = Self.client(storage: cached ? MemoryCacheStorage() : nil, connections: concurrency)
+            for store in stores {
+                // A new client and an empty store each round: the first request for each URL
+                // goes to the network.
+                let storage = try store.make(round)
+                try await storage?.removeAll()
+                let client = Self.client(storage: storage, connections: concurrency)
                 let sample = try await measure(requests: requests) {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for worker in 0..<concurrency {
@@ -96,17 +116,19 @@ struct CacheBenchmark {
                     }
                 }
                 try await client.shutdown()
-                if round > 0 { samples[cached, default: []].append(sample) }
+                if let storage = storage as? PostgresCacheStorage { await storage.shutdown() }
+                if round > 0 { samples[store.name, default: []].append(sample) }
             }
         }
-        let on = median((samples[true] ?? []).map(\.requestsPerSecond))
-        let off = median((samples[false] ?? []).map(\.requestsPerSecond))
-        print("\n\(requests) GETs of \(urls) distinct \(Self.responseBytes / 1024) KiB URLs, \(concurrency) at a time, a new client per round, median of \(rounds) rounds:")
-        print("| cache | req/s | CPU µs/request |")
-        print("|---|---|---|")
-        print("| on (MemoryCacheStorage) | \(format(on)) | \(format(median((samples[true] ?? []).map(\.cpuMicrosecondsPerRequest)))) |")
-        print("| off | \(format(off)) | \(format(median((samples[false] ?? []).map(\.cpuMicrosecondsPerRequest)))) |")
-        print("cache on / off: \(format(on / off))×")
+        let off = median((samples["none"] ?? []).map(\.requestsPerSecond))
+        print("\n\(requests) GETs of \(urls) distinct \(Self.responseBytes / 1024) KiB URLs, \(concurrency) at a time, a new client and an empty store per round, median of \(rounds) rounds:")
+        print("| cache | req/s | CPU µs/request (this process) | against no cache |")
+        print("|---|---|---|---|")
+        for store in stores {
+            let rate = median((samples[store.name] ?? []).map(\.requestsPerSecond))
+            let cpu = median((samples[store.name] ?? []).map(\.cpuMicrosecondsPerRequest))
+            print("| \(store.name) | \(format(rate)) | \(format(cpu)) | \(format(rate / off))× |")
+        }
     }
 
     // MARK: Peak memory

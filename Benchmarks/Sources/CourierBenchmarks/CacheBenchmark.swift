@@ -24,6 +24,7 @@ struct CacheBenchmark {
         let database = URL(string: "postgres://\(cluster.username)@\(cluster.host):\(cluster.port)/cache?sslmode=disable")!
         try await latencies(folder: folder, database: database)
         try await throughput(requests: 10_000, urls: 100, concurrency: 16, folder: folder, database: database)
+        try largeEntries(folder: folder, database: database)
         try peakMemory()
     }
 
@@ -129,6 +130,72 @@ struct CacheBenchmark {
             let cpu = median((samples[store.name] ?? []).map(\.cpuMicrosecondsPerRequest))
             print("| \(store.name) | \(format(rate)) | \(format(cpu)) | \(format(rate / off))× |")
         }
+    }
+
+    // MARK: Large entries
+
+    /// The large entries each child stores and reads back.
+    static let largeEntryCount = 4
+    /// Their size: 16 MiB.
+    static let largeEntryBytes = 16 << 20
+
+    /// Runs child processes that store and read back 16 MiB entries in a store, and reports
+    /// their wall time, CPU and peak resident set: what a store costs per large entry, and
+    /// whether its memory stays near one entry.
+    private func largeEntries(folder: URL, database: URL) throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).path
+        let stores = [("DiskCacheStorage", folder.appendingPathComponent("large").path), ("PostgresCacheStorage", database.absoluteString)]
+        var runs: [String: [ChildRun]] = [:]
+        for round in 0...rounds {
+            for (name, location) in stores {
+                let run = try ChildRun.run([executable, "--cache-large-child", name, location])
+                guard run.exitStatus == 0 else { throw HarnessError("the large-entry child for \(name) exited with status \(run.exitStatus)") }
+                if round > 0 { runs[name, default: []].append(run) }
+            }
+        }
+        let count = Self.largeEntryCount
+        print("\n\(count) entries of \(Self.largeEntryBytes >> 20) MiB stored, then read back and checked, by a process of their own, median of \(rounds) rounds:")
+        print("| store | wall ms per entry (store + read) | CPU ms per entry | peak RSS MiB |")
+        print("|---|---|---|---|")
+        for (name, _) in stores {
+            let all = runs[name] ?? []
+            let wall = median(all.map(\.wallSeconds)) * 1000 / Double(count)
+            let cpu = median(all.map(\.cpuSeconds)) * 1000 / Double(count)
+            print("| \(name) | \(format(wall)) | \(format(cpu)) | \(format(median(all.map(\.peakMiB)))) |")
+        }
+    }
+
+    /// Child side: stores ``largeEntryCount`` entries of ``largeEntryBytes`` in the store named
+    /// `name` at `location` (a folder, or a `postgres://` URL), one at a time, reads each back
+    /// and checks it, then empties the store; exits 1 when an entry does not come back whole.
+    static func storeLargeEntries(name: String, location: String) async throws {
+        let storage: any CacheStorage =
+            name == "PostgresCacheStorage"
+            ? try PostgresCacheStorage(url: URL(string: location)!)
+            : try DiskCacheStorage(directory: URL(fileURLWithPath: location))
+        // SplitMix64: bytes that do not compress, without a system call for each eight.
+        var state = UInt64(truncatingIfNeeded: Date().timeIntervalSince1970.bitPattern)
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var value = state
+            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            return value ^ (value >> 31)
+        }
+        for index in 0..<largeEntryCount {
+            var body = Data(count: largeEntryBytes)
+            body.withUnsafeMutableBytes { raw in
+                for index in raw.bindMemory(to: UInt64.self).indices { raw.storeBytes(of: next(), toByteOffset: index * 8, as: UInt64.self) }
+            }
+            let entry = CourierCacheEntry(
+                key: "https://large.example/\(index)", status: 200, headers: ["Content-Type": "application/octet-stream"], body: body,
+                requestDate: Date(), responseDate: Date()
+            )
+            try await storage.store(entry)
+            guard try await storage.entries(forKey: entry.key).first?.body == body else { exit(1) }
+        }
+        try await storage.removeAll()
+        if let database = storage as? PostgresCacheStorage { await database.shutdown() }
     }
 
     // MARK: Peak memory

@@ -20,6 +20,7 @@ import NIOPosix
 //                  (TLS settings of the client's own, over HTTP/1.1 and HTTP/2)
 //   courier-bench --serve          (internal: the server child process)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
+//   courier-bench --cache-large-child STORE LOCATION  (internal: the large-entry child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
 //   courier-bench --decoding-files D MIB  (internal: makes the compressed files of --decoding)
 //   courier-bench --queue-soak-worker STORAGE  (internal: a soak's worker process)
@@ -49,6 +50,8 @@ if arguments.contains(TLSBenchmark.serveFlag) {
     try DecodingBenchmark.writeFiles(folder: arguments[flag + 1], megabytes: Int(arguments[flag + 2]) ?? 100)
 } else if let flag = arguments.firstIndex(of: "--serve-files"), flag + 1 < arguments.count {
     try await FileServer.serve(folder: arguments[flag + 1])
+} else if let flag = arguments.firstIndex(of: "--cache-large-child"), flag + 2 < arguments.count {
+    try await CacheBenchmark.storeLargeEntries(name: arguments[flag + 1], location: arguments[flag + 2])
 } else if let flag = arguments.firstIndex(of: "--cache-memory-child"), flag + 2 < arguments.count {
     try await CacheBenchmark.storeResponses(port: Int(arguments[flag + 1]) ?? 0, count: Int(arguments[flag + 2]) ?? 0)
 } else if let flag = arguments.firstIndex(of: BatchBenchmark.rawFlag), flag + 3 < arguments.count {

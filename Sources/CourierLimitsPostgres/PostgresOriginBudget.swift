@@ -89,8 +89,11 @@ public struct PostgresOriginBudget: OriginBudget {
                 .invalidConfiguration, "maximumConcurrentRequestsPerOrigin is 1 or more; \(maximumConcurrentRequestsPerOrigin) was given."
             )
         }
-        if let rate = maximumRequestsPerSecondPerOrigin, !(rate > 0 && rate.isFinite) {
-            throw CourierError(.invalidConfiguration, "maximumRequestsPerSecondPerOrigin is a positive number; \(rate) was given.")
+        if let rate = maximumRequestsPerSecondPerOrigin, !(rate > 0 && rate <= PostgresOriginBudget.highestRate) {
+            throw CourierError(
+                .invalidConfiguration,
+                "maximumRequestsPerSecondPerOrigin is more than 0 and at most \(Int(PostgresOriginBudget.highestRate)); \(rate) was given."
+            )
         }
         let burst = burst ?? maximumRequestsPerSecondPerOrigin.map { max(1, Int($0.rounded(.up))) } ?? 1
         guard burst >= 1 else { throw CourierError(.invalidConfiguration, "burst is 1 or more; \(burst) was given.") }
@@ -125,6 +128,8 @@ public struct PostgresOriginBudget: OriginBudget {
 
     /// The longest a waiting request goes without asking again.
     static let pollInterval: Duration = .milliseconds(500)
+    /// The highest rate taken: a million requests a second.
+    static let highestRate = 1_000_000.0
 
     public func permit(for origin: String, until deadline: ContinuousClock.Instant?) async throws -> OriginPermit {
         let holder = leases.holder
@@ -153,7 +158,8 @@ public struct PostgresOriginBudget: OriginBudget {
                 leases.startRenewing(with: database)
                 return OriginPermit { [leases, database] in leases.release(lease, of: origin, with: database) }
             }
-            var pause = answer.wait.map { Duration.milliseconds(Int64(max(0, $0) * 1000) + 1) } ?? Self.pollInterval
+            // A wait the database gives is a day at most, whatever another process wrote there.
+            var pause = answer.wait.map { Duration.milliseconds(Int64($0.isFinite ? min(max(0, $0), 86_400) * 1000 : 1000) + 1) } ?? Self.pollInterval
             if let deadline { pause = min(pause, max(.zero, deadline - .now)) }
             if answer.wait == nil {
                 await signals.wait(for: origin, atMost: pause)

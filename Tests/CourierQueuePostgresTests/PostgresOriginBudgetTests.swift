@@ -189,7 +189,7 @@ struct PostgresOriginBudgetTests {
     @Test func aBadURLOrLimitIsAConfigurationError() {
         let cases: [(String, Int, Double?)] = [
             ("https://db.example/app", 1, nil), ("postgres://db.example/app", 0, nil), ("postgres://db.example/app", 1, 0),
-            ("postgres://db.example/app", 1, .infinity),
+            ("postgres://db.example/app", 1, .infinity), ("postgres://db.example/app", 1, 1e300), ("postgres://db.example/app", 1, .nan),
         ]
         for (url, concurrency, rate) in cases {
             let error = #expect(throws: CourierError.self) {

@@ -14,6 +14,7 @@ import NIOPosix
 //   courier-bench --queue-soak [--requests N] [--kills K] [--workers W] [--sqlite]
 //                  (worker processes killed at random while they deliver; checks nothing is lost)
 //   courier-bench --cache [--rounds R]
+//   courier-bench --cache-layout [--rounds R]   (a body in PostgreSQL: rows against a large object)
 //   courier-bench --batch [--requests N] [--concurrency C] [--rounds R] [--courier PATH]
 //                  (`courier batch` against raw AsyncHTTPClient, whole processes)
 //   courier-bench --tls [--requests N] [--rounds R] [--concurrency 1,16]
@@ -83,6 +84,10 @@ if arguments.contains(TLSBenchmark.serveFlag) {
     }
     if arguments.contains("--tls") {
         try await TLSBenchmark(options: options).run()
+        exit(0)
+    }
+    if arguments.contains("--cache-layout") {
+        try await CacheLayoutBenchmark(rounds: options.rounds).run()
         exit(0)
     }
     if arguments.contains("--overhead") {

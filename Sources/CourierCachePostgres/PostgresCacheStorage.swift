@@ -71,7 +71,7 @@ public struct PostgresCacheStorage: CacheStorage {
     ///   - maximumBytes: the bound on every entry together, shared by every process.
     ///   - memoryBytes: the bound of a memory tier in this process; 0, the default, for none.
     ///   - statementTimeout: how long one statement may take before the database counts as
-    ///     unreachable; 5 seconds by default.
+    ///     unreachable; 5 seconds by default, and one more second for each MiB a store writes.
     ///   - logger: where outages are logged (a warning, then a notice when it ends).
     ///   - onAvailabilityChange: called once when an outage begins and once when it ends, for
     ///     a program that shows it (the `courier` tool writes one line on stderr).
@@ -132,7 +132,8 @@ public struct PostgresCacheStorage: CacheStorage {
             try await removeEntry(forKey: entry.key, variant: entry.variant)
             return
         }
-        let total = try await database.perform("store an entry") { client, logger in
+        // A large body takes one more second per MiB, so that a slow link is not taken for an outage.
+        let total = try await database.perform("store an entry", allowing: .seconds(entry.body.count >> 20)) { client, logger in
             try await CacheRows.store(entry, now: Date(), client: client, logger: logger)
         }
         guard total > maximumBytes else { return }

@@ -72,18 +72,20 @@ package actor SharedDatabase {
     /// Statement connections per process.
     package static let poolSize = 4
 
-    /// Runs `work` on the pool within ``statementTimeout``, opening the database first if it
-    /// has not been yet.
+    /// Runs `work` on the pool within ``statementTimeout`` and `extra` (for a statement that
+    /// carries much data), opening the database first if it has not been yet.
     ///
     /// - Throws: an error of ``failureKind`` at once while an outage lasts, and
     ///   when the statement fails; ``CourierError/Kind/cancelled`` when the caller is.
-    package nonisolated func perform<Value: Sendable>(_ action: String, _ work: @escaping Work<Value>) async throws(CourierError) -> Value {
+    package nonisolated func perform<Value: Sendable>(
+        _ action: String, allowing extra: Duration = .zero, _ work: @escaping Work<Value>
+    ) async throws(CourierError) -> Value {
         let gate = gate.withLockedValue { $0 }
         try check(gate)
         if !gate.isReady { try await prepareForUse() }
         let client = client
         let logger = logger
-        switch await outcome(within: statementTimeout, { try await work(client, logger) }) {
+        switch await outcome(within: statementTimeout + extra, { try await work(client, logger) }) {
         case .success(let value):
             return value
         case .failure(let error):

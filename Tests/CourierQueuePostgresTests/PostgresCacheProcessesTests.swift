@@ -8,7 +8,7 @@ import Testing
 @Suite("courier --cache postgres://", .serialized)
 struct PostgresCacheProcessesTests {
     @Test func fourProcessesShareHitsInvalidationsAndTheByteBound() async throws {
-        try await withServerAndPostgres { server, _, database in
+        try await withServerAndSharedPostgres { server, database in
             let cache = database.absoluteString
             let url = server.baseURL.absoluteString + "/cacheable?key=fleet&cc=max-age%3D600"
             let first = try await runCourier(["fetch", "-s", "--cache", cache, url])

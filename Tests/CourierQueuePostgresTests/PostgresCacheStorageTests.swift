@@ -37,7 +37,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func anEntryStoredByOneProcessIsReadAndRemovedByAnother() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let first = try PostgresCacheStorage(url: url)
             let second = try PostgresCacheStorage(url: url)
             let stored = entry("https://api.example/a", body: Data("hello".utf8))
@@ -61,7 +61,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func aLargeBodySpanningManyRowsReadsBackWhole() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let storage = try PostgresCacheStorage(url: url)
             var generator = SystemRandomNumberGenerator()
             let body = Data((0..<(3 * 1024 * 1024 + 17)).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -76,7 +76,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func theByteBoundHoldsForEveryProcessAndEvictsTheLeastRecentlyUsed() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let bound = 200 * 1024
             let first = try PostgresCacheStorage(url: url, maximumBytes: bound)
             let second = try PostgresCacheStorage(url: url, maximumBytes: bound)
@@ -98,7 +98,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func concurrentWritersOfOneKeyLeaveOneWholeEntry() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let stores = [try PostgresCacheStorage(url: url), try PostgresCacheStorage(url: url)]
             let key = "https://api.example/contended"
             let bodies = (0..<8).map { Data(repeating: UInt8($0), count: 700 * 1024 + $0) }
@@ -119,7 +119,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func aDamagedEntryIsAMissAndIsRemoved() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let storage = try PostgresCacheStorage(url: url)
             let stored = entry("https://api.example/damaged", body: Data("the original body".utf8))
             try await storage.store(stored)
@@ -131,7 +131,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func tablesOfANewerFormatAreNamedAndNotTouched() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let storage = try PostgresCacheStorage(url: url)
             try await storage.store(entry("https://api.example/x", body: Data("x".utf8)))
             await storage.shutdown()
@@ -155,7 +155,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func aMemoryTierServesFromMemoryAndForgetsWhatAnotherProcessChanged() async throws {
-        try await withPostgres { _, url in
+        try await withSharedPostgres { url in
             let near = try PostgresCacheStorage(url: url, memoryBytes: 1 << 20)
             let far = try PostgresCacheStorage(url: url)
             let first = entry("https://api.example/tiered", body: Data("first".utf8))
@@ -197,7 +197,7 @@ struct PostgresCacheStorageTests {
     }
 
     @Test func clientsOnOneDatabaseShareHitsAndInvalidations() async throws {
-        try await withServerAndPostgres { server, _, url in
+        try await withServerAndSharedPostgres { server, url in
             let path = "/cacheable?key=shared-clients&cc=max-age%3D600"
             let first = try PostgresCacheStorage(url: url)
             let second = try PostgresCacheStorage(url: url)

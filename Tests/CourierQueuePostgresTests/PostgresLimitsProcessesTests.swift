@@ -32,7 +32,7 @@ struct PostgresLimitsProcessesTests {
     }
 
     @Test func fourProcessesKeepToOneLimitAndAllWaitAfterOne429() async throws {
-        try await withServerAndPostgres { server, _, database in
+        try await withServerAndSharedPostgres { server, database in
             let url = server.baseURL.absoluteString + "/polite?key=fleet&delay=0.1&throttle_at=12&retry_after=2"
             let runs = try await fourBatches(url, count: 8, ["--concurrency", "4", "--limits", database.absoluteString, "--per-host", "2"])
             #expect(runs.allSatisfy { $0.stderr.isEmpty || !$0.stderr.contains("warning") }, "\(runs.map(\.stderr))")

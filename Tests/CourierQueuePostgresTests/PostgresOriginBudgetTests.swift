@@ -96,7 +96,7 @@ struct PostgresOriginBudgetTests {
         path: String, count: Int, _ make: @escaping (URL) throws -> PostgresOriginBudget,
         _ check: (TestServer, [Int]) throws -> Void
     ) async throws {
-        try await withServerAndPostgres { server, _, url in
+        try await withServerAndSharedPostgres { server, url in
             let budgets = [try make(url), try make(url)]
             let statuses = try await withBudgetClient(server, budget: budgets[0]) { first in
                 try await withBudgetClient(server, budget: budgets[1]) { second in

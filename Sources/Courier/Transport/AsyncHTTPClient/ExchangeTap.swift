@@ -126,6 +126,14 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        // AsyncHTTPClient closes the connection (a cancelled task, a timeout): a response end
+        // held back would reach it after it gave the connection up, and it would hand the
+        // connection back to a pool that has already let it go.
+        heldEnd = nil
+        context.close(mode: mode, promise: promise)
+    }
+
     /// Hands AsyncHTTPClient the response end held back, in a turn of the loop of its own,
     /// once AsyncHTTPClient has finished writing the request's end.
     private func releaseHeldEnd(context: ChannelHandlerContext) {

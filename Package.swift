@@ -285,6 +285,7 @@ let package = Package(
                 "CourierQueuePostgres",
                 "CourierCachePostgres",
                 "CourierLimitsPostgres",
+                "CourierPostgres",
                 "CourierServerSentEvents",
                 "CourierWebSockets",
                 "CourierDemoServer",

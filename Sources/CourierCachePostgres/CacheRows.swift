@@ -38,13 +38,13 @@ enum CacheRows {
 
     // MARK: Reading
 
-    /// The stored variants of `key`, most recently stored first; the entries' last use is
+    /// The stored variants of `key` (whose SHA-256 is `keyHash`), most recently stored first; the entries' last use is
     /// moved to `now` (at most once a second each). Rows that cannot be read back intact are
     /// returned in `damaged`, for removal.
     static func entries(
-        forKey key: String, now: Date, client: PostgresClient, logger: Logger
+        forKey key: String, keyHash: Data, now: Date, client: PostgresClient, logger: Logger
     ) async throws -> (entries: [CourierCacheEntry], damaged: [Data]) {
-        let rows = try await client.execute(ReadStatement(keyHash: hash(key), now: now), logger: logger)
+        let rows = try await client.execute(ReadStatement(keyHash: keyHash, now: now), logger: logger)
         var entries: [CourierCacheEntry] = []
         var damaged: [Data] = []
         var current: Assembly?
@@ -135,11 +135,10 @@ enum CacheRows {
     /// The body's chunks are written first; the entry row goes in last, under an advisory lock
     /// for its key, so that writers of the same key one after the other leave the last one's
     /// entry and nothing of the other's.
-    static func store(_ entry: CourierCacheEntry, now: Date, client: PostgresClient, logger: Logger) async throws -> Int64 {
+    static func store(_ entry: CourierCacheEntry, keyHash: Data, now: Date, client: PostgresClient, logger: Logger) async throws -> Int64 {
         var fields = entry
         fields.body = Data()
         let encoded = try JSONEncoder().encode(fields)
-        let keyHash = hash(entry.key)
         let variantHash = hash(entry.variant)
         let digest = Data(SHA256.hash(data: entry.body))
         let time = now.timeIntervalSince1970
@@ -205,16 +204,16 @@ enum CacheRows {
         }
     }
 
-    /// Removes the entry of `key` with the variant whose hash is `variantHash`.
-    static func remove(key: String, variantHash: Data, client: PostgresClient, logger: Logger) async throws {
+    /// Removes the entry whose key and variant have the hashes `keyHash` and `variantHash`.
+    static func remove(keyHash: Data, variantHash: Data, client: PostgresClient, logger: Logger) async throws {
         _ = try await client.query(
-            "DELETE FROM courier_cache_entries WHERE key_hash = \(hash(key)) AND variant_hash = \(variantHash)", logger: logger
+            "DELETE FROM courier_cache_entries WHERE key_hash = \(keyHash) AND variant_hash = \(variantHash)", logger: logger
         ).collect()
     }
 
-    /// Removes every variant of `key`.
-    static func removeAll(key: String, client: PostgresClient, logger: Logger) async throws {
-        _ = try await client.query("DELETE FROM courier_cache_entries WHERE key_hash = \(hash(key))", logger: logger).collect()
+    /// Removes every variant of the key whose hash is `keyHash`.
+    static func removeAll(keyHash: Data, client: PostgresClient, logger: Logger) async throws {
+        _ = try await client.query("DELETE FROM courier_cache_entries WHERE key_hash = \(keyHash)", logger: logger).collect()
     }
 
     /// Removes every entry, and notifies `*`.

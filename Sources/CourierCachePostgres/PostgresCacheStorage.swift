@@ -114,11 +114,11 @@ public struct PostgresCacheStorage: CacheStorage {
         if let kept = recent?.entries(forKeyHash: keyHash) { return kept }
         let changes = recent?.changeCount
         let (entries, damaged) = try await database.perform("be read") { client, logger in
-            try await CacheRows.entries(forKey: key, now: Date(), client: client, logger: logger)
+            try await CacheRows.entries(forKey: key, keyHash: keyHash, now: Date(), client: client, logger: logger)
         }
         for variantHash in damaged {
             try? await database.perform("remove a damaged entry") { client, logger in
-                try await CacheRows.remove(key: key, variantHash: variantHash, client: client, logger: logger)
+                try await CacheRows.remove(keyHash: keyHash, variantHash: variantHash, client: client, logger: logger)
             }
         }
         if let changes, damaged.isEmpty { recent?.keep(entries, forKeyHash: keyHash, ifUnchangedSince: changes) }
@@ -126,7 +126,8 @@ public struct PostgresCacheStorage: CacheStorage {
     }
 
     public func store(_ entry: CourierCacheEntry) async throws {
-        recent?.forget(keyHash: CacheRows.hash(entry.key))
+        let keyHash = CacheRows.hash(entry.key)
+        recent?.forget(keyHash: keyHash)
         guard entry.cost <= maximumBytes else {
             // Too large to keep: what was stored for the key and variant is older, so it goes.
             try await removeEntry(forKey: entry.key, variant: entry.variant)
@@ -134,7 +135,7 @@ public struct PostgresCacheStorage: CacheStorage {
         }
         // A large body takes one more second per MiB, so that a slow link is not taken for an outage.
         let total = try await database.perform("store an entry", allowing: .seconds(entry.body.count >> 20)) { client, logger in
-            try await CacheRows.store(entry, now: Date(), client: client, logger: logger)
+            try await CacheRows.store(entry, keyHash: keyHash, now: Date(), client: client, logger: logger)
         }
         guard total > maximumBytes else { return }
         let target = Int64(maximumBytes / 10 * 9)
@@ -144,17 +145,18 @@ public struct PostgresCacheStorage: CacheStorage {
     }
 
     public func removeEntry(forKey key: String, variant: String) async throws {
-        recent?.forget(keyHash: CacheRows.hash(key))
-        let variantHash = CacheRows.hash(variant)
+        let (keyHash, variantHash) = (CacheRows.hash(key), CacheRows.hash(variant))
+        recent?.forget(keyHash: keyHash)
         try await database.perform("remove an entry") { client, logger in
-            try await CacheRows.remove(key: key, variantHash: variantHash, client: client, logger: logger)
+            try await CacheRows.remove(keyHash: keyHash, variantHash: variantHash, client: client, logger: logger)
         }
     }
 
     public func removeEntries(forKey key: String) async throws {
-        recent?.forget(keyHash: CacheRows.hash(key))
+        let keyHash = CacheRows.hash(key)
+        recent?.forget(keyHash: keyHash)
         try await database.perform("remove entries") { client, logger in
-            try await CacheRows.removeAll(key: key, client: client, logger: logger)
+            try await CacheRows.removeAll(keyHash: keyHash, client: client, logger: logger)
         }
     }
 

@@ -134,7 +134,7 @@ public struct PostgresOriginBudget: OriginBudget {
     public func permit(for origin: String, until deadline: ContinuousClock.Instant?) async throws -> OriginPermit {
         let holder = leases.holder
         let (concurrency, rate, burst) = (maximumConcurrentRequestsPerOrigin, maximumRequestsPerSecondPerOrigin, Double(self.burst))
-        let seconds = Double(leaseDuration.components.seconds)
+        let seconds = leaseDuration.timeInterval
         while true {
             try Task.checkCancellation()
             if let deadline, ContinuousClock.now >= deadline { throw CourierError(.timeout, "The shared origin budget gave no share in time.") }
@@ -231,7 +231,7 @@ final class HeldLeases: Sendable {
         }
         Task {
             if let notice {
-                let pause = notice.pause.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+                let pause = notice.pause?.timeInterval
                 try? await database.perform("record what the server said") { client, logger in
                     _ = try await client.query(
                         """
@@ -252,7 +252,7 @@ final class HeldLeases: Sendable {
         state.withLockedValue { state in
             guard state.renewal == nil else { return }
             let (holder, duration) = (holder, duration)
-            let seconds = Double(duration.components.seconds)
+            let seconds = duration.timeInterval
             state.renewal = Task { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: duration / 3)

@@ -1,3 +1,4 @@
+import Courier
 import NIOCore
 import NIOPosix
 import PostgresNIO
@@ -14,7 +15,7 @@ package func outcome<Value: Sendable>(
         do { first.settle(with: .success(try await work())) } catch { first.settle(with: .failure(error)) }
     }
     // A timer on an event loop rather than a sleeping task: one task less for every statement.
-    let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(deadline.nanosecondsClamped)) {
+    let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: .nanoseconds(deadline.nanoseconds)) {
         first.settle(with: .failure(StatementTimeout(deadline: deadline)))
     }
     let outcome = await withTaskCancellationHandler {
@@ -32,13 +33,4 @@ package func outcome<Value: Sendable>(
 package func closeAndWait(_ connection: PostgresConnection) async {
     let closed: EventLoopFuture<Void> = connection.close()
     try? await closed.get()
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, at most `Int64.max`.
-    fileprivate var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        guard seconds < Int64.max / 1_000_000_000 else { return .max }
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Courier
 import CourierCachePostgres
+import CourierPostgres
 import Foundation
 
 /// `fetch`'s cache options, as ``FetchCommand`` reads them: a disk cache folder shared by every
@@ -81,7 +82,7 @@ struct FetchCacheOptions {
         guard lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") else { return nil }
         guard let url = URL(string: location) else { throw CommandFailure(.invalidInput, "--cache \(location) is not a URL") }
         let output = Output.current
-        let name = shown(url)
+        let name = shown(url, purpose: "cache")
         do {
             return try PostgresCacheStorage(url: url, maximumBytes: maximumBytes ?? PostgresCacheStorage.defaultMaximumBytes) { change in
                 guard warns, case .unavailable(let reason) = change else { return }
@@ -92,12 +93,10 @@ struct FetchCacheOptions {
         }
     }
 
-    /// A database URL as messages show it: without its password and parameters.
-    static func shown(_ url: URL) -> String {
-        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        shown?.password = nil
-        shown?.query = nil
-        return shown?.string ?? "postgres://…"
+    /// A database URL as messages show it, as the PostgreSQL stores show it: without its
+    /// password and parameters.
+    static func shown(_ url: URL, purpose: String) -> String {
+        (try? PostgresLocation(url, purpose: purpose).redacted) ?? PostgresLocation.withoutPassword(url)
     }
 
     /// The disk store in `folder`, with what it found open to other users reported on stderr;

@@ -13,7 +13,7 @@ enum SharedLimitsOption {
             throw CommandFailure(.invalidInput, "--limits \(location) is not a postgres:// URL; give the database the processes share")
         }
         let output = Output.current
-        let name = FetchCacheOptions.shown(url)
+        let name = FetchCacheOptions.shown(url, purpose: "limits")
         do {
             return try PostgresOriginBudget(url: url, maximumConcurrentRequestsPerOrigin: perHost) { change in
                 guard case .unavailable(let reason) = change else { return }

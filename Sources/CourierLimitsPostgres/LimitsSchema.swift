@@ -59,20 +59,24 @@ enum LimitsSchema {
             """,
             // A lease (and no wait), or no lease and how long to wait: the pause or the next
             // token, in seconds; NULL when every share is taken (wait for a release). Times are
-            // the server's, so that hosts whose clocks differ agree.
+            // the server's, so that hosts whose clocks differ agree, and are read once the
+            // origin's row is held: a time read before waiting for the lock would be older than
+            // the refill another caller wrote meanwhile, and would move it back, counting the
+            // wait's tokens twice.
             """
             CREATE FUNCTION courier_limits_acquire(
                 p_origin text, p_holder text, p_concurrency bigint, p_rate double precision, p_burst double precision,
                 p_lease double precision
             ) RETURNS TABLE (lease bigint, wait double precision) LANGUAGE plpgsql AS $$
             DECLARE
-                present double precision := extract(epoch FROM clock_timestamp());
+                present double precision;
                 state courier_limits_origins%ROWTYPE;
                 held integer;
                 available double precision;
             BEGIN
                 INSERT INTO courier_limits_origins (origin) VALUES (p_origin) ON CONFLICT (origin) DO NOTHING;
                 SELECT * INTO state FROM courier_limits_origins WHERE origin = p_origin FOR UPDATE;
+                present := extract(epoch FROM clock_timestamp());
                 IF state.paused_until > present THEN
                     RETURN QUERY SELECT NULL::bigint, state.paused_until - present;
                     RETURN;
@@ -119,9 +123,11 @@ enum LimitsSchema {
                 p_window double precision
             ) RETURNS void LANGUAGE plpgsql AS $$
             DECLARE
-                present double precision := extract(epoch FROM clock_timestamp());
+                present double precision;
             BEGIN
                 INSERT INTO courier_limits_origins (origin) VALUES (p_origin) ON CONFLICT (origin) DO NOTHING;
+                PERFORM 1 FROM courier_limits_origins WHERE origin = p_origin FOR UPDATE;
+                present := extract(epoch FROM clock_timestamp());
                 UPDATE courier_limits_origins SET
                     paused_until = CASE WHEN p_pause IS NULL THEN paused_until ELSE greatest(paused_until, present + p_pause) END,
                     remaining = CASE WHEN p_remaining IS NULL THEN remaining ELSE p_remaining END,

@@ -149,16 +149,18 @@ struct PostgresOriginBudgetTests {
 
     @Test func theRateHoldsForTheFleet() async throws {
         try await fromTwoProcesses(path: "/polite?key=rate&delay=0", count: 10) { url in
-            try PostgresOriginBudget(url: url, maximumConcurrentRequestsPerOrigin: 16, maximumRequestsPerSecondPerOrigin: 10, burst: 2)
+            try PostgresOriginBudget(url: url, maximumConcurrentRequestsPerOrigin: 16, maximumRequestsPerSecondPerOrigin: 5, burst: 1)
         } _: { server, _ in
             let arrivals = server.traffic.summary(for: "rate").arrivals
             #expect(arrivals.count == 20)
-            // Ten a second with bursts of two: the twenty span at least 1.8 s as granted, and no
-            // second-long window holds more than twelve grants (fourteen arrivals, allowing for
-            // the way from the database to the server).
-            #expect((arrivals.last ?? 0) - (arrivals.first ?? 0) >= 1.4, "\(arrivals)")
+            // Five a second for the fleet: the twenty are granted over 3.8 s at least, and no
+            // second-long window holds more than six grants. Arrivals are measured at the server,
+            // and a loaded machine can hold the first requests back (new connections) until
+            // they arrive with later ones, so the bounds leave a second for that; a rate kept
+            // by each process alone (ten a second) spans 1.8 s and puts ten or more in a second.
+            #expect((arrivals.last ?? 0) - (arrivals.first ?? 0) >= 2.8, "\(arrivals)")
             let busiest = arrivals.map { start in arrivals.filter { $0 >= start && $0 < start + 1 }.count }.max() ?? 0
-            #expect(busiest <= 14, "\(busiest) requests started within one second: \(arrivals)")
+            #expect(busiest <= 9, "\(busiest) requests started within one second: \(arrivals)")
         }
     }
 

@@ -7,10 +7,17 @@ import NIOHTTP2
 /// request head, ends the request with the trailers its body gave, and tells the
 /// ``ExchangeRelay`` of the response's trailers and of its early end.
 ///
-/// A response of status below 300 that ends while its request body is still being sent is
-/// told to the relay at once (its reader has all of it), and its end is held back from
-/// AsyncHTTPClient until the request's end has gone out, so that AsyncHTTPClient sees the two
-/// in the order it handles without losing the connection.
+/// A response of status below 300 that ends before its request's end has been written is told
+/// to the relay at once (a reader of a streamed body has all of it), and its end is held back
+/// from AsyncHTTPClient until the request's end has gone out. That holds for every request with
+/// a body, buffered ones too: a server may answer as soon as it has read the last byte, before
+/// AsyncHTTPClient writes the request's end in a later turn. AsyncHTTPClient 1.37 would then
+/// hand the connection back to its pool only once that write's promise has come back from the
+/// request's loop; a connection that closed meanwhile has already left the pool, which stops
+/// the process ("A connection that we don't know was released?"). Seeing the request end first,
+/// AsyncHTTPClient hands the connection back as it reads the response's end instead. If the
+/// connection goes away first, the held end is handed over before that is told, as it would
+/// have come without the tap: a whole response is not lost.
 ///
 /// On an HTTP/2 stream, a response of 300 or more that ends first is held back the same way:
 /// AsyncHTTPClient 1.37 would drop the body's end that comes after it and never finish the
@@ -100,7 +107,7 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
             // The whole body went to AsyncHTTPClient, which hands all of it to the delegate.
             self.current?.keeper = nil
             if let trailers, !trailers.isEmpty { relay.receive(trailers, for: current.number) }
-            guard current.streamsBody, !current.bodyEnded else { break }
+            guard !current.bodyEnded else { break }
             if current.status >= 300 {
                 // AsyncHTTPClient closes the connection then, and waits for a body that
                 // nothing will take any more.
@@ -121,8 +128,13 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // AsyncHTTPClient fails the request that still uploads; its reader already has all.
-        heldEnd = nil
+        // The response ended before the connection did: AsyncHTTPClient gets its end first, as
+        // it would have without the tap, then fails what still uploads.
+        if let trailers = heldEnd {
+            heldEnd = nil
+            context.fireChannelRead(wrapInboundOut(.end(trailers)))
+            context.fireChannelReadComplete()
+        }
         context.fireChannelInactive()
     }
 

@@ -34,11 +34,16 @@ extension CourierClient {
         body?.progressReporter = progress ?? request.uploadProgress.map { ProgressReporter(callback: $0) }
         let url = try urls.url(path: request.path, base: base, queryPairs: queryPairs)
         var headers = request.headers
+        let decompresses: Bool
+        if case .enabled = request.connection.decompression ?? configuration.decompression { decompresses = true } else { decompresses = false }
+        // Room for every field that may be added here, made at once rather than grown.
+        let mayAdd = configuration.defaultHeaders.count + (body?.contentType == nil ? 0 : 1) + (decompresses ? 1 : 0)
+        if mayAdd > 0 { headers.reserveCapacity(headers.count + mayAdd) }
         headers.addMissing(from: configuration.defaultHeaders)
         if let contentType = body?.contentType, !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: contentType)
         }
-        if case .enabled = request.connection.decompression ?? configuration.decompression, !headers.contains("Accept-Encoding") {
+        if decompresses, !headers.contains("Accept-Encoding") {
             headers.add(name: "Accept-Encoding", value: Decompression.acceptEncoding)
         }
         var built = CourierHTTPRequest(

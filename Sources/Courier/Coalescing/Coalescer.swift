@@ -17,8 +17,17 @@ import NIOConcurrencyHelpers
 /// The flights are kept in a dictionary behind a lock, not in an actor, so that joining and
 /// landing never wait for another executor.
 final class Coalescer: Sendable {
-    /// The exchange a flight runs; it runs on its caller's executor.
-    typealias Exchange = nonisolated(nonsending) @Sendable () async throws -> CourierResponse
+    /// What a flight sends: the request, collected by the client's ``CourierClient/collect(_:)``
+    /// on its caller's executor. Passed as values, not as a closure, so that a request that
+    /// shares nothing allocates nothing for it.
+    struct Exchange: Sendable {
+        let request: CourierHTTPRequest
+        let client: CourierClient
+
+        nonisolated(nonsending) func run() async throws -> CourierResponse {
+            try await client.collect(request)
+        }
+    }
     private typealias Waiter = CheckedContinuation<CourierResponse, any Error>
 
     private struct Flight {
@@ -66,7 +75,7 @@ final class Coalescer: Sendable {
 
     /// The response of the flight for `key`: one already in the air, or a new one that runs
     /// `exchange` in the calling task.
-    nonisolated(nonsending) func response(for key: CoalescingKey, exchange: @escaping Exchange) async throws -> CourierResponse {
+    nonisolated(nonsending) func response(for key: CoalescingKey, exchange: Exchange) async throws -> CourierResponse {
         while true {
             let role = state.withLockedValue { state -> Role in
                 if state.flights[key] != nil { return .joiner(waiter: state.nextID()) }
@@ -78,7 +87,7 @@ final class Coalescer: Sendable {
             case .starter(let id):
                 let result: Result<CourierResponse, any Error>
                 do {
-                    result = .success(try await exchange())
+                    result = .success(try await exchange.run())
                 } catch {
                     result = .failure(error)
                 }
@@ -131,7 +140,7 @@ final class Coalescer: Sendable {
 
     /// Ends the starter's part in a flight: hands `result` to the joiners, or, when the
     /// starter was cancelled and failed while others wait, hands the flight over.
-    private func land(_ key: CoalescingKey, flight id: UInt64, _ result: Result<CourierResponse, any Error>, exchange: @escaping Exchange) {
+    private func land(_ key: CoalescingKey, flight id: UInt64, _ result: Result<CourierResponse, any Error>, exchange: Exchange) {
         let handsOver: Bool
         if case .failure = result { handsOver = Task.isCancelled } else { handsOver = false }
         let joiners = state.withLockedValue { state -> [UInt64: Waiter]? in
@@ -149,11 +158,11 @@ final class Coalescer: Sendable {
 
     /// Flies the flight for `key` in a task of its own, for the joiners its cancelled starter
     /// left waiting.
-    private func handOver(_ key: CoalescingKey, flight id: UInt64, exchange: @escaping Exchange) {
+    private func handOver(_ key: CoalescingKey, flight id: UInt64, exchange: Exchange) {
         let task = Task {
             let result: Result<CourierResponse, any Error>
             do {
-                result = .success(try await exchange())
+                result = .success(try await exchange.run())
             } catch {
                 result = .failure(error)
             }

@@ -59,6 +59,12 @@ public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
         fields.contains { Headers.same($0.name, name) }
     }
 
+    /// Makes room for `count` fields in all, so that adding up to that many grows the storage
+    /// at most once.
+    mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Appends a field, keeping any with the same name.
     public mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))
@@ -85,8 +91,10 @@ public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
 
     /// Adds every field of `other` whose name is not present yet.
     public mutating func addMissing(from other: Headers) {
-        let present = self
-        for field in other where !present.contains(field.name) {
+        // Names are looked up among the fields there were before, without a copy of them
+        // (which would make the storage shared, and the first append copy it).
+        let present = fields.count
+        for field in other where !fields[..<present].contains(where: { Headers.same($0.name, field.name) }) {
             fields.append(field)
         }
     }

@@ -87,7 +87,7 @@ extension CourierClient {
                         var final = consume streamed
                         if !redirects.hops.isEmpty { final.head.redirects = redirects.hops }
                         final.head.request = current
-                        return .delivered(try await deliver(final), status: status)
+                        return .delivered(try await deliver(consume final), status: status)
                     case .follow(let next):
                         await streamed.body.discard()
                         return .next(next, status: status)
@@ -137,7 +137,8 @@ extension CourierClient {
         var request = request
         request.collectsResponseBody = true
         let limit = request.maximumBodySize
-        return try await hops(request) { try await $0.collected(upTo: limit) }
+        // Handed on, not copied, so that the body goes into the head's own storage.
+        return try await hops(request) { response in try await (consume response).collected(upTo: limit) }
     }
 
     /// Checks a request's method and headers for the wire, then waits for its scheduler slot

@@ -39,7 +39,7 @@ extension CourierClient {
     /// ``ClientConfiguration/coalescesRequests``).
     nonisolated(nonsending) func load(_ request: CourierHTTPRequest) async throws -> CourierResponse {
         guard configuration.coalescesRequests, let key = CoalescingKey(request) else { return try await collect(request) }
-        var response = try await coalescer.response(for: key) { try await self.collect(request) }
+        var response = try await coalescer.response(for: key, exchange: .init(request: request, client: self))
         if response.redirects.isEmpty { response.request = request }
         return response
     }

@@ -75,7 +75,12 @@ extension URLBuilder {
     /// Whether a path with its query and fragment holds only characters the rule keeps, `%XX`
     /// escapes that are whole, at most one `#`, and no `.` or `..` segment.
     private static func isCanonical(pathQueryFragment text: Substring) -> Bool {
-        let bytes = Array(text.utf8)
+        // Read in place: a native string's bytes are not copied.
+        if let result = text.utf8.withContiguousStorageIfAvailable({ isCanonical(pathQueryFragment: $0) }) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer { isCanonical(pathQueryFragment: $0) }
+    }
+
+    private static func isCanonical(pathQueryFragment bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var inPath = true
         var sawFragment = false
         var segmentStart = 0

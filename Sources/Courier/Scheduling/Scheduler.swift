@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 /// redirect hop, each retry attempt) and gives it back when the exchange ends.
 final class Scheduler: Sendable {
     private struct Waiter {
-        var continuation: CheckedContinuation<Void, any Error>?
+        var continuation: UnsafeContinuation<Void, any Error>?
         /// Why the wait ended before a slot came: a cancellation, or the deadline.
         var withdrawn: (any Error & Sendable)?
     }
@@ -32,6 +32,16 @@ final class Scheduler: Sendable {
         mutating func forget(ticket: UInt64) {
             guard let request = requestsByTicket.removeValue(forKey: ticket), ticketsByRequest[request] == ticket else { return }
             ticketsByRequest[request] = nil
+        }
+    }
+
+    /// The waits one release ends.
+    private struct Started {
+        var first: UnsafeContinuation<Void, any Error>?
+        var others: [UnsafeContinuation<Void, any Error>] = []
+
+        mutating func append(_ continuation: UnsafeContinuation<Void, any Error>) {
+            if first == nil { first = continuation } else { others.append(continuation) }
         }
     }
 
@@ -74,7 +84,7 @@ final class Scheduler: Sendable {
         }
         defer { expiry?.cancel() }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let resumeNow: Result<Void, any Error>? = locked.withLockedValue { locked in
                     guard var waiter = locked.waiters[ticket] else { return .success(()) }  // already started
                     if let reason = waiter.withdrawn {
@@ -94,7 +104,7 @@ final class Scheduler: Sendable {
 
     /// Takes `ticket` out of the queue, if it still waits, and fails its wait with `reason`.
     private func withdraw(_ ticket: UInt64, with reason: any Error & Sendable) {
-        let (continuation, activity): (CheckedContinuation<Void, any Error>?, (Activity, [AsyncStream<Activity>.Continuation])?) = locked.withLockedValue { locked in
+        let (continuation, activity): (UnsafeContinuation<Void, any Error>?, (Activity, [AsyncStream<Activity>.Continuation])?) = locked.withLockedValue { locked in
             guard locked.state.cancel(id: ticket), var waiter = locked.waiters[ticket] else { return (nil, nil) }
             locked.forget(ticket: ticket)
             if let continuation = waiter.continuation {
@@ -112,17 +122,19 @@ final class Scheduler: Sendable {
     /// Gives back the slot taken by ``acquire(host:priority:request:)``; `sample`, how the
     /// exchange went, feeds the host's adaptive limit.
     func release(host: String, sample: AdaptiveLimit.Sample) {
-        let (continuations, activity) = locked.withLockedValue { locked in
-            let started = locked.state.finish(host: host, sample: sample)
-            var continuations: [CheckedContinuation<Void, any Error>] = []
-            for ticket in started {
+        let (started, activity) = locked.withLockedValue { locked in
+            let tickets = locked.state.finish(host: host, sample: sample)
+            // Most releases start one waiting request or none: no array for those.
+            var started = Started()
+            for ticket in tickets {
                 let waiter = locked.waiters.removeValue(forKey: ticket)
-                if let continuation = waiter?.continuation { continuations.append(continuation) }
+                if let continuation = waiter?.continuation { started.append(continuation) }
                 locked.forget(ticket: ticket)
             }
-            return (continuations, locked.change)
+            return (started, locked.change)
         }
-        for continuation in continuations { continuation.resume() }
+        started.first?.resume()
+        for continuation in started.others { continuation.resume() }
         publish(activity)
     }
 

@@ -77,7 +77,7 @@ struct SchedulerState {
 
     /// A running request for `host` finished; returns the waiting tickets that start now.
     /// With adaptive limits, `sample` tells the host's limiter how the exchange went.
-    mutating func finish(host: String, sample: AdaptiveLimit.Sample? = nil) -> [UInt64] {
+    mutating func finish(host: String, sample: AdaptiveLimit.Sample? = nil) -> StartedTickets {
         if let sample, var limiter = adaptiveLimits[host] ?? freshLimit {
             limiter.record(sample, inFlight: runningPerHost[host] ?? 0)
             adaptiveLimits[host] = limiter
@@ -121,8 +121,8 @@ struct SchedulerState {
 
     /// Starts the best waiting tickets, one at a time, while a host with room has any; only
     /// those of `onlyHost` when given.
-    private mutating func startWaiting(onlyFor onlyHost: String?) -> [UInt64] {
-        var started: [UInt64] = []
+    private mutating func startWaiting(onlyFor onlyHost: String?) -> StartedTickets {
+        var started = StartedTickets()
         while running < globalLimit, let host = nextHost(onlyFor: onlyHost) {
             var line = lines.removeValue(forKey: host)!
             let entry = line.popFirst { isLive($0) }!
@@ -177,5 +177,46 @@ struct SchedulerState {
     private mutating func takeSequence() -> UInt64 {
         nextSequence += 1
         return nextSequence
+    }
+}
+
+/// The tickets one change started, in order: most changes start one ticket or none, which are
+/// kept without an allocation.
+struct StartedTickets: Sequence, Equatable, ExpressibleByArrayLiteral {
+    private var first: UInt64?
+    private var others: [UInt64] = []
+
+    init() {}
+
+    init(arrayLiteral elements: UInt64...) {
+        for element in elements { append(element) }
+    }
+
+    var isEmpty: Bool { first == nil }
+
+    var count: Int { first == nil ? 0 : 1 + others.count }
+
+    mutating func append(_ ticket: UInt64) {
+        if first == nil { first = ticket } else { others.append(ticket) }
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(first: first, others: others)
+    }
+
+    struct Iterator: IteratorProtocol {
+        fileprivate var first: UInt64?
+        fileprivate let others: [UInt64]
+        fileprivate var index = 0
+
+        mutating func next() -> UInt64? {
+            if let ticket = first {
+                first = nil
+                return ticket
+            }
+            guard index < others.count else { return nil }
+            defer { index += 1 }
+            return others[index]
+        }
     }
 }

@@ -129,7 +129,7 @@ struct SchedulerStateLineTests {
             } else if roll < 8 {
                 let host = running.remove(at: Int(generator.next() % UInt64(running.count)))
                 let started = state.finish(host: host)
-                #expect(started == model.finish(host: host))
+                #expect(Array(started) == model.finish(host: host))
                 running += started.map { hosts[$0]! }
             } else if roll < 9 {
                 let id = generator.next() % (nextID + 1)

@@ -2,6 +2,10 @@ import Atomics
 import NIOConcurrencyHelpers
 import NIOCore
 
+#if !canImport(Darwin)
+import Synchronization
+#endif
+
 /// Fails exchanges whose server stays silent for longer than their read timeout: the one
 /// read rule of Courier's own transport, on AsyncHTTPClient and on Courier's channels, HTTP/1.1
 /// and HTTP/2 alike.
@@ -30,7 +34,14 @@ final class ReadWatchdog: Sendable {
     final class Watch: @unchecked Sendable {
         /// ``unsent`` until the request has been sent in full, ``paused`` while the reader
         /// holds a part, and otherwise when the server was last heard from (see ``Clock``).
+        ///
+        /// Stored in the watch itself where the standard library's atomics are available to
+        /// every supported system (Linux), so that a watch is one allocation, not two.
+        #if canImport(Darwin)
         fileprivate let state = ManagedAtomic<UInt64>(Watch.unsent)
+        #else
+        fileprivate let state = Synchronization.Atomic<UInt64>(Watch.unsent)
+        #endif
         /// What fails the exchange. Written once by ``ReadWatchdog/start(_:failing:)`` before
         /// it takes the registry's lock, and read by ``ReadWatchdog/check()`` after taking it.
         fileprivate var failure: (@Sendable () -> Void)?

@@ -19,6 +19,7 @@ struct SmallGetBenchmark {
         case ahcFutures = "AsyncHTTPClient (EventLoopFuture)"
         case ahcFuturesDefault = "AsyncHTTPClient (EventLoopFuture, default configuration)"
         case ahcAsync = "AsyncHTTPClient (async/await)"
+        case ahcAsyncDefault = "AsyncHTTPClient (async/await, default configuration)"
         case courierDefault = "Courier (default configuration)"
         case courierOnLoop = "Courier (default configuration, on makeTaskExecutor())"
         case courierMetrics = "Courier (default configuration) + MetricsObserver (no backend)"
@@ -112,7 +113,7 @@ struct SmallGetBenchmark {
                         default: client = courier
                         }
                         try await drive(
-                            contender, raw: contender == .ahcFuturesDefault ? rawDefault : raw, courier: client, peers: peers,
+                            contender, raw: contender == .ahcFuturesDefault || contender == .ahcAsyncDefault ? rawDefault : raw, courier: client, peers: peers,
                             concurrency: concurrency
                         )
                     }
@@ -149,7 +150,7 @@ struct SmallGetBenchmark {
         case .ahcFutures, .ahcFuturesDefault:
             let workers = (0..<concurrency).map { _ in Self.futureLoop(raw, url: target, remaining: perWorker) }
             try await EventLoopFuture.andAllSucceed(workers, on: raw.eventLoopGroup.any()).get()
-        case .ahcAsync:
+        case .ahcAsync, .ahcAsyncDefault:
             try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
                 let response = try await raw.execute(HTTPClientRequest(url: target), timeout: .seconds(30))
                 let body = try await response.body.collect(upTo: 1 << 20)
@@ -291,6 +292,11 @@ struct SmallGetBenchmark {
         if samples[.courierDefault] != nil, samples[.ahcFuturesDefault] != nil {
             print(
                 "  Courier (default configuration) CPU / EventLoopFuture API (default configuration) CPU: \(ratio(.courierDefault, .ahcFuturesDefault) { $0.cpuMicrosecondsPerRequest })"
+            )
+        }
+        if samples[.courierDefault] != nil, samples[.ahcAsyncDefault] != nil {
+            print(
+                "  Courier (default configuration) CPU / async/await API (default configuration) CPU: \(ratio(.courierDefault, .ahcAsyncDefault) { $0.cpuMicrosecondsPerRequest })"
             )
         }
         if samples[.courierDefault] != nil, samples[.courierDefaultNoCoalescing] != nil {

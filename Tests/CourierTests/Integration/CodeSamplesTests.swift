@@ -1,6 +1,7 @@
 import Courier
 import CourierTesting
 import Foundation
+import NIOPosix
 import Testing
 
 /// The README's and the documentation's samples, compiled and run against the test server
@@ -34,6 +35,25 @@ struct CodeSamplesTests {
                 search.parameters = ["q": "ada", "page": 2]
                 let found = try await client.send(search)
                 #expect(found.url.absoluteString.hasSuffix("/anything/v1/users?page=2&q=ada"))
+            }
+        }
+    }
+
+    @Test func workerOnTheEventLoop() async throws {
+        try await TestServer.withServer { server in
+            try await CourierClient.withClient(configuration: .init(baseURL: server.url("/anything"))) { client in
+                let executor = client.makeTaskExecutor()
+                let (paths, onLoop) = try await withTaskExecutorPreference(executor) {
+                    var paths: [String] = []
+                    var onLoop = true
+                    for id in 1...20 {
+                        paths.append(try await client.send(CourierRequest<CourierResponse>(path: "/users/\(id)")).url.path)
+                        onLoop = onLoop && MultiThreadedEventLoopGroup.currentEventLoop != nil
+                    }
+                    return (paths, onLoop)
+                }
+                #expect(paths == (1...20).map { "/anything/users/\($0)" })
+                #expect(onLoop, "the worker was resumed off the event loops")
             }
         }
     }

@@ -35,16 +35,6 @@ final class Scheduler: Sendable {
         }
     }
 
-    /// The waits one release ends.
-    private struct Started {
-        var first: UnsafeContinuation<Void, any Error>?
-        var others: [UnsafeContinuation<Void, any Error>] = []
-
-        mutating func append(_ continuation: UnsafeContinuation<Void, any Error>) {
-            if first == nil { first = continuation } else { others.append(continuation) }
-        }
-    }
-
     private let locked: NIOLockedValueBox<Locked>
 
     /// A scheduler with fixed per-host limits, or adaptive ones bounded by `perHostLimit`
@@ -125,7 +115,7 @@ final class Scheduler: Sendable {
         let (started, activity) = locked.withLockedValue { locked in
             let tickets = locked.state.finish(host: host, sample: sample)
             // Most releases start one waiting request or none: no array for those.
-            var started = Started()
+            var started = FirstAndRest<UnsafeContinuation<Void, any Error>>()
             for ticket in tickets {
                 let waiter = locked.waiters.removeValue(forKey: ticket)
                 if let continuation = waiter?.continuation { started.append(continuation) }
@@ -133,8 +123,7 @@ final class Scheduler: Sendable {
             }
             return (started, locked.change)
         }
-        started.first?.resume()
-        for continuation in started.others { continuation.resume() }
+        for continuation in started { continuation.resume() }
         publish(activity)
     }
 

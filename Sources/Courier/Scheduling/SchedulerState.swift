@@ -180,43 +180,5 @@ struct SchedulerState {
     }
 }
 
-/// The tickets one change started, in order: most changes start one ticket or none, which are
-/// kept without an allocation.
-struct StartedTickets: Sequence, Equatable, ExpressibleByArrayLiteral {
-    private var first: UInt64?
-    private var others: [UInt64] = []
-
-    init() {}
-
-    init(arrayLiteral elements: UInt64...) {
-        for element in elements { append(element) }
-    }
-
-    var isEmpty: Bool { first == nil }
-
-    var count: Int { first == nil ? 0 : 1 + others.count }
-
-    mutating func append(_ ticket: UInt64) {
-        if first == nil { first = ticket } else { others.append(ticket) }
-    }
-
-    func makeIterator() -> Iterator {
-        Iterator(first: first, others: others)
-    }
-
-    struct Iterator: IteratorProtocol {
-        fileprivate var first: UInt64?
-        fileprivate let others: [UInt64]
-        fileprivate var index = 0
-
-        mutating func next() -> UInt64? {
-            if let ticket = first {
-                first = nil
-                return ticket
-            }
-            guard index < others.count else { return nil }
-            defer { index += 1 }
-            return others[index]
-        }
-    }
-}
+/// The tickets one change started, in order.
+typealias StartedTickets = FirstAndRest<UInt64>

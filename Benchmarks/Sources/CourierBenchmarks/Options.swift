@@ -22,6 +22,9 @@ struct Options {
     var megabytes = 1_024
     /// The `courier` executable the transfer benchmark runs: by default the one built beside
     /// this harness.
+    /// The port of a test server started apart (`courier-bench --serve`), used instead of a
+    /// child process.
+    var serverPort: Int?
     var courier = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier").path
 
     init(_ arguments: [String]) {
@@ -37,6 +40,7 @@ struct Options {
             case "--only": only = value.split(separator: ",").map(String.init); index += 1
             case "--size-mib": megabytes = Int(value) ?? megabytes; index += 1
             case "--courier": courier = value; index += 1
+            case "--server-port": serverPort = Int(value); index += 1
             default: break
             }
             index += 1

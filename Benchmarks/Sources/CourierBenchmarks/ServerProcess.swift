@@ -1,9 +1,11 @@
 import CourierTesting
 import Foundation
 
-/// The in-process test server, run in a child process of this executable.
+/// The in-process test server, run in a child process of this executable, or one started
+/// apart (`--server-port`).
 struct ServerProcess {
-    let process: Process
+    /// The child, or `nil` for a server this run did not start (and so does not stop).
+    let process: Process?
     let port: Int
     /// The first line the child printed (its port, and whatever else a server child reports).
     let line: String
@@ -33,8 +35,16 @@ struct ServerProcess {
         return ServerProcess(process: process, port: port, line: text)
     }
 
-    /// Stops the child by its PID and waits for it.
+    /// The test server started apart with `courier-bench --serve`, listening on `port` of
+    /// 127.0.0.1: for profilers that follow no child process (valgrind, heaptrack), which then
+    /// see the client alone.
+    static func running(on port: Int) -> ServerProcess {
+        ServerProcess(process: nil, port: port, line: "\(port)")
+    }
+
+    /// Stops the child by its PID and waits for it; a server started apart is left running.
     func stop() {
+        guard let process else { return }
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
     }

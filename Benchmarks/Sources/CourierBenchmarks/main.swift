@@ -19,7 +19,11 @@ import NIOPosix
 //                  (`courier batch` against raw AsyncHTTPClient, whole processes)
 //   courier-bench --tls [--requests N] [--rounds R] [--concurrency 1,16]
 //                  (TLS settings of the client's own, over HTTP/1.1 and HTTP/2)
-//   courier-bench --serve          (internal: the server child process)
+//   courier-bench --serve          (the server child process; started apart, it prints its port
+//                  and serves until its standard input closes)
+//   courier-bench [--queue|--cache|--queue-workers] --server-port PORT
+//                  (use a server started apart with --serve instead of a child: for profilers
+//                  that follow no child process, such as valgrind and heaptrack)
 //   courier-bench --cache-memory-child PORT N  (internal: the cache memory child process)
 //   courier-bench --cache-large-child STORE LOCATION  (internal: the large-entry child process)
 //   courier-bench --serve-files D  (internal: the file server child process)
@@ -94,7 +98,7 @@ if arguments.contains(TLSBenchmark.serveFlag) {
         try await OverheadBenchmark(requests: options.requests * 20, rounds: options.rounds).run()
         exit(0)
     }
-    let server = try ServerProcess.launch()
+    let server = try options.serverPort.map(ServerProcess.running(on:)) ?? ServerProcess.launch()
     defer { server.stop() }
     if arguments.contains("--queue-workers") {
         var benchmark = QueueWorkersBenchmark(server: server, records: min(options.requests, 2_000), rounds: options.rounds)

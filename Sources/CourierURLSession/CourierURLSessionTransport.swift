@@ -80,7 +80,7 @@ public final class CourierURLSessionTransport: Transport {
 
     public func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
         try await stream(request, deadline: deadline) { response in
-            if let length = response.head.headers["Content-Length"].flatMap(Int.init), length > request.maximumBodySize,
+            if let length = response.head.headers.contentLength, length > Int64(request.maximumBodySize),
                 response.head.headers["Content-Encoding"] == nil
             {
                 throw CourierError(

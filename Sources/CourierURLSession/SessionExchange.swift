@@ -329,7 +329,7 @@ final class SessionExchange: Sendable {
         guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased(),
             !coding.isEmpty, coding != "identity"
         else { return nil }
-        return response.value(forHTTPHeaderField: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return response.value(forHTTPHeaderField: "Content-Length").flatMap(ContentLength.parse).flatMap { Int(exactly: $0) }
     }
 }
 

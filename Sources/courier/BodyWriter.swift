@@ -77,7 +77,7 @@ final class BodyWriter: Sendable {
 
     /// Refuses a body whose announced length is past the limit, before any of it is read.
     func check(announcedLength: String?) throws {
-        guard let limit, let length = announcedLength.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }), length > limit else { return }
+        guard let limit, let length = announcedLength.flatMap(ContentLength.parse), length > limit else { return }
         throw tooLarge(limit)
     }
 
@@ -85,7 +85,7 @@ final class BodyWriter: Sendable {
     /// line, its media type for the terminal style.
     func begin(_ head: CourierResponse) {
         state.withLockedValue { state in
-            state.total = head.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            state.total = head.headers.contentLength
             if state.handle == nil, style.laysOut(mediaType: head.mediaType) { state.held = (Data(), head.mediaType) }
         }
         progress?.update(TransferProgress(completedBytes: 0, totalBytes: state.withLockedValue { $0.total }))

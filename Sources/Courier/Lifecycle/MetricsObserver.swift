@@ -121,6 +121,6 @@ public struct MetricsObserver: RequestObserver {
     /// The body's size: the bytes delivered, or `Content-Length` when none were collected.
     static func bodySize(of response: CourierResponse) -> Int? {
         if !response.body.isEmpty { return response.body.count }
-        return response.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+        return response.headers.contentLength.flatMap { Int(exactly: $0) }
     }
 }

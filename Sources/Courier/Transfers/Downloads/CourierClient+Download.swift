@@ -245,7 +245,7 @@ extension CourierClient {
         let isEncoded = encoding != nil && encoding != "identity"
         let decision = ResumeDecision.evaluate(
             status: head.status, contentRange: head.headers["Content-Range"],
-            contentLength: head.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
+            contentLength: head.headers.contentLength,
             isEncoded: isEncoded, offset: offset, expectedTotal: record?.totalBytes
         )
         let writeOffset: Int64

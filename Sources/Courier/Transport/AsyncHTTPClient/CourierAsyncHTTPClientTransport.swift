@@ -306,7 +306,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
         }
         // Only a body that will arrive, as it will be kept, is checked against the limit up front.
         if decoder == nil, ContentDecoder.hasBody(method: method, status: status),
-            let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > limit
+            let length = head.headers.first(name: "Content-Length").flatMap(ContentLength.parse), length > Int64(limit)
         {
             return task.eventLoop.makeFailedFuture(tooLarge())
         }

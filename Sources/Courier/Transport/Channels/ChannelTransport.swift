@@ -35,7 +35,7 @@ final class ChannelTransport: Sendable {
         let limit = request.maximumBodySize
         return try await stream(request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline) { streamed in
             var response = streamed.head
-            if let length = response.headers["Content-Length"].flatMap(Int.init), length > limit,
+            if let length = response.headers.contentLength, length > Int64(limit),
                 response.headers["Content-Encoding"] == nil
             {
                 throw tooLarge(limit, url: request.url)

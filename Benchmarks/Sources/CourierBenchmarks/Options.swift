@@ -20,11 +20,11 @@ struct Options {
     }
     /// The size of the transfer benchmark's file, in MiB.
     var megabytes = 1_024
-    /// The `courier` executable the transfer benchmark runs: by default the one built beside
-    /// this harness.
     /// The port of a test server started apart (`courier-bench --serve`), used instead of a
     /// child process.
     var serverPort: Int?
+    /// The `courier` executable the transfer benchmark runs: by default the one built beside
+    /// this harness.
     var courier = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("courier").path
 
     init(_ arguments: [String]) {

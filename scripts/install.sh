@@ -28,11 +28,19 @@ case "$(uname -s)" in
     Linux) static=(--static-swift-stdlib --disable-default-traits) ;;
     *) static=() ;;
 esac
+# Every module, the dependencies' too, reaches the metadata of a concrete generic type through
+# its accessor, which is handed the conformances it needs, instead of by the type's mangled
+# name: read at run time, a name makes the Swift runtime look each conformance up, and the first
+# lookup of each pair scans every conformance record in the binary (more than 11,000). That was
+# a third of a small GET's start-up (Benchmarks/README.md, "Start-up of the courier tool"). The
+# build has a folder of its own, so that it does not undo a checkout's own release build.
+build=(-c release --scratch-path "$root/.build-install" "${static[@]}"
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
 
 echo "building courier and its manual-page generator (release)…"
-swift build -c release --product courier "${static[@]}"
-swift build -c release --product generate-manual "${static[@]}"
-bin="$(swift build -c release "${static[@]}" --show-bin-path)"
+swift build "${build[@]}" --product courier
+swift build "${build[@]}" --product generate-manual
+bin="$(swift build "${build[@]}" --show-bin-path)"
 
 umask 022
 mkdir -p "$prefix/bin" "$prefix/share/man/man1" "$prefix/share/bash-completion/completions" \

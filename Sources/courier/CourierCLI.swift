@@ -57,7 +57,11 @@ struct CourierCLI: AsyncParsableCommand {
                 return error.status.rawValue
             }
             var parsed: FetchCommand?
-            if let fetch = await curlOrder(arguments) { (reading, parsed) = (Shorthand.Reading(arguments: fetch.arguments), fetch.command) }
+            if let fetch = await curlOrder(arguments) {
+                (reading, parsed) = (Shorthand.Reading(arguments: fetch.arguments), fetch.command)
+            } else if reading.arguments.first == FetchCommand.configuration.commandName {
+                parsed = FetchLine.command(Array(reading.arguments.dropFirst()))
+            }
             return await $arguments.withValue(reading.arguments) { [reading, parsed] in
                 await runParsed(reading.arguments, parsed: parsed, hint: reading.hint, output: output)
             }
@@ -69,21 +73,27 @@ struct CourierCLI: AsyncParsableCommand {
     /// is `fetch` itself, the URL written out whole, with the command that parse made (so that
     /// the line is not parsed again); `nil` for any other line. A line with no word in a URL's
     /// shape (`--version`, `-h`) is not parsed here at all: a parse is most of a short command's
-    /// start-up.
+    /// start-up. An everyday line is read by ``FetchLine``, any other by ArgumentParser.
     private static func curlOrder(_ arguments: [String]) async -> (arguments: [String], command: FetchCommand)? {
         guard let first = arguments.first, first.hasPrefix("-"), first != "--", arguments.contains(where: { Shorthand.url($0) != nil }) else { return nil }
-        return await parsing.take { () -> (arguments: [String], command: FetchCommand)? in
-            guard let command = try? FetchCommand.parseAsRoot(arguments) as? FetchCommand, let url = Shorthand.url(command.url) else { return nil }
-            guard url != command.url else { return (["fetch"] + arguments, command) }
-            // The URL as typed (`localhost:8080/x`) is written out (`http://localhost:8080/x`)
-            // where it stands: the first place whose change the parse sees.
-            for index in arguments.indices where arguments[index] == command.url {
-                var written = arguments
-                written[index] = url
-                if let command = try? FetchCommand.parseAsRoot(written) as? FetchCommand, command.url == url { return (["fetch"] + written, command) }
-            }
-            return nil
+        if FetchLine.command(arguments) != nil { return curlOrder(arguments, parse: FetchLine.command) }
+        return await parsing.take {
+            curlOrder(arguments) { try? FetchCommand.parseAsRoot($0) as? FetchCommand }
         }
+    }
+
+    /// curl's word order, with `parse` reading a line as `fetch`.
+    private static func curlOrder(_ arguments: [String], parse: ([String]) -> FetchCommand?) -> (arguments: [String], command: FetchCommand)? {
+        guard let command = parse(arguments), let url = Shorthand.url(command.url) else { return nil }
+        guard url != command.url else { return (["fetch"] + arguments, command) }
+        // The URL as typed (`localhost:8080/x`) is written out (`http://localhost:8080/x`)
+        // where it stands: the first place whose change the parse sees.
+        for index in arguments.indices where arguments[index] == command.url {
+            var written = arguments
+            written[index] = url
+            if let command = parse(written), command.url == url { return (["fetch"] + written, command) }
+        }
+        return nil
     }
 
     /// Taken while a command line is parsed: ArgumentParser's parsing is not safe to run on

@@ -28,14 +28,29 @@ case "$(uname -s)" in
     Linux) static=(--static-swift-stdlib --disable-default-traits) ;;
     *) static=() ;;
 esac
+# What a short command's start-up costs, and why each setting below is here, is measured in
+# Benchmarks/README.md ("Start-up of the courier tool").
+#
 # Every module, the dependencies' too, reaches the metadata of a concrete generic type through
 # its accessor, which is handed the conformances it needs, instead of by the type's mangled
 # name: read at run time, a name makes the Swift runtime look each conformance up, and the first
-# lookup of each pair scans every conformance record in the binary (more than 11,000). That was
-# a third of a small GET's start-up (Benchmarks/README.md, "Start-up of the courier tool"). The
-# build has a folder of its own, so that it does not undo a checkout's own release build.
+# lookup of each pair scans every conformance record in the binary (more than 11,000).
 build=(-c release --scratch-path "$root/.build-install" "${static[@]}"
     -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
+if [[ "$(uname -s)" == Linux ]]; then
+    # The tool's 50,000 symbols stay out of the dynamic symbol table: nothing loads it as a
+    # library, and the loader and the runtime's one `dladdr` no longer search them at start.
+    build+=(-Xlinker --no-export-dynamic)
+    # Relative relocations packed (DT_RELR): 140,000 of them, 3.4 MB the loader reads at every
+    # start, become 27 KB. That needs the toolchain's lld, and glibc 2.36 or later to run the
+    # binary (an older glibc refuses to load it, naming the version it lacks).
+    toolchain="$(dirname "$(readlink -f "$(command -v swift)")")"
+    glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}' || true)"
+    if [[ -x "$toolchain/ld.lld" ]] && [[ "$(printf '%s\n2.36\n' "${glibc:-0}" | sort -V | head -n 1)" == 2.36 ]]; then
+        build+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+    fi
+fi
+# The build has a folder of its own, so that it does not undo a checkout's own release build.
 
 echo "building courier and its manual-page generator (release)…"
 swift build "${build[@]}" --product courier

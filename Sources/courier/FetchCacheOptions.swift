@@ -27,6 +27,19 @@ struct FetchCacheOptions {
         case onlyIfCached = "only-if-cached"
         case cachedThenFresh = "cached-then-fresh"
 
+        /// The names, comma-separated, for help texts. Built by a loop over the cases rather
+        /// than ArgumentParser's `allValueStrings` and `joined(separator:)`, whose generic code
+        /// makes the runtime look up two conformances (each a scan of every conformance record)
+        /// every time `fetch` is run, since the help text is built when the command is made.
+        static var names: String {
+            var text = ""
+            for mode in allCases {
+                if !text.isEmpty { text += ", " }
+                text += mode.rawValue
+            }
+            return text
+        }
+
         /// The library's mode.
         var policy: CachePolicy {
             switch self {

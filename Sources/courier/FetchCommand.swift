@@ -70,7 +70,7 @@ struct FetchCommand: AsyncParsableCommand {
         transform: OptionRange.whole(in: OptionRange.cacheBytes))
     var cacheMaxBytes: Int?
 
-    @Option(name: .customLong("cache-mode"), help: "How the request uses the cache: \(FetchCacheOptions.Mode.allValueStrings.joined(separator: ", ")) (default: default). cached-then-fresh delivers the stored response, then the network's.")
+    @Option(name: .customLong("cache-mode"), help: "How the request uses the cache: \(FetchCacheOptions.Mode.names) (default: default). cached-then-fresh delivers the stored response, then the network's.")
     var cacheMode: FetchCacheOptions.Mode?
 
     @Flag(

@@ -103,6 +103,12 @@ struct FetchLineTests {
         #expect(FetchLine.command(line) == nil)
     }
 
+    @Test func theCacheModesInTheHelpTextAreEveryModeArgumentParserAccepts() async {
+        #expect(FetchCacheOptions.Mode.names == FetchCacheOptions.Mode.allValueStrings.joined(separator: ", "))
+        let help = await courier("fetch", "--help")
+        #expect(help.stdout.contains("cached-then-fresh") && help.stdout.contains("return-cache-else-load"), "\(help.stdout)")
+    }
+
     @Test func theToolRunsALineReadWithoutArgumentParserAsItRunsAnyOther() async throws {
         try await withServer { server in
             let url = server.url("/anything").absoluteString

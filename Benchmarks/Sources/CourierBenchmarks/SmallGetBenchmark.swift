@@ -24,6 +24,7 @@ struct SmallGetBenchmark {
         case courierOnLoop = "Courier (default configuration, on makeTaskExecutor())"
         case courierMetrics = "Courier (default configuration) + MetricsObserver (no backend)"
         case courierDefaultNoCoalescing = "Courier (default configuration, coalescing off)"
+        case courierDefaultWide = "Courier (default configuration, connections and requests per host = concurrency)"
         case courier = "Courier (tuned: one URL, coalescing and decompression off, connections = concurrency)"
         case courierBatch = "Courier (tuned, one Batch of all requests)"
         case transportOnly = "Courier transport alone"
@@ -90,6 +91,13 @@ struct SmallGetBenchmark {
             var noCoalescingConfiguration = ClientConfiguration()
             noCoalescingConfiguration.coalescesRequests = false
             let noCoalescing = CourierClient(configuration: noCoalescingConfiguration)
+            // The default configuration with as many connections and requests per host as the
+            // concurrency (settings changed, named so): the peer of the raw client, which has
+            // as many connections, with nothing else changed.
+            var wideConfiguration = ClientConfiguration()
+            wideConfiguration.limits.maximumConnectionsPerHost = concurrency
+            wideConfiguration.limits.maximumConcurrentRequestsPerHost = concurrency
+            let wide = CourierClient(configuration: wideConfiguration)
             let peers = Peers(concurrency: concurrency)
             // What a user of the URLSession transport gets: the configuration untouched, the
             // transport made from it, as the CourierURLSession article shows.
@@ -109,6 +117,7 @@ struct SmallGetBenchmark {
                         case .courierMetrics: client = observed
                         case .courierDefault, .courierOnLoop: client = plain
                         case .courierDefaultNoCoalescing: client = noCoalescing
+                        case .courierDefaultWide: client = wide
                         case .courierURLSession: client = overSession
                         default: client = courier
                         }
@@ -124,6 +133,7 @@ struct SmallGetBenchmark {
             try await observed.shutdown()
             try await plain.shutdown()
             try await noCoalescing.shutdown()
+            try await wide.shutdown()
             try await overSession.shutdown()
             peers.finish()
             try await raw.shutdown()
@@ -162,7 +172,7 @@ struct SmallGetBenchmark {
                 let body = try await courier.send(request)
                 precondition(body.count == 100)
             }
-        case .courierDefault, .courierOnLoop, .courierMetrics, .courierDefaultNoCoalescing, .courierURLSession:
+        case .courierDefault, .courierOnLoop, .courierMetrics, .courierDefaultNoCoalescing, .courierDefaultWide, .courierURLSession:
             // Distinct URLs, so that coalescing (on by default) never shares an exchange and every
             // request reaches the server, as with the other contenders. On makeTaskExecutor()
             // each worker runs on an event loop, as the EventLoopFuture API's callbacks do.
@@ -297,6 +307,11 @@ struct SmallGetBenchmark {
         if samples[.courierDefault] != nil, samples[.ahcAsyncDefault] != nil {
             print(
                 "  Courier (default configuration) CPU / async/await API (default configuration) CPU: \(ratio(.courierDefault, .ahcAsyncDefault) { $0.cpuMicrosecondsPerRequest })"
+            )
+        }
+        if samples[.courierDefaultWide] != nil, samples[.ahcAsync] != nil {
+            print(
+                "  Courier (default, connections and requests per host = concurrency) CPU / async/await API CPU: \(ratio(.courierDefaultWide, .ahcAsync) { $0.cpuMicrosecondsPerRequest })"
             )
         }
         if samples[.courierDefault] != nil, samples[.courierDefaultNoCoalescing] != nil {

@@ -9,7 +9,8 @@ import NIOConcurrencyHelpers
 /// On stdout, a JSON body that the terminal style lays out is held until it is complete (up to
 /// `TerminalStyle.maximumBodyBytes`; past that it is written as received). A file's bytes are
 /// never changed; while one is written, a long transfer shows a progress line on a stderr
-/// terminal.
+/// terminal. The head and the trailers that `--include` and `--head` show go where the body
+/// goes, as in curl: into the file, around the body, or on stdout.
 final class BodyWriter: Sendable {
     private struct State {
         var written: Int64 = 0
@@ -91,6 +92,26 @@ final class BodyWriter: Sendable {
         progress?.update(TransferProgress(completedBytes: 0, totalBytes: state.withLockedValue { $0.total }))
     }
 
+    /// Writes the status line and header fields before the body: into the file as received,
+    /// or on stdout in the terminal's style. They count toward neither `--max-filesize` nor
+    /// the progress line.
+    func writeHead(_ head: CourierResponse) throws {
+        try writeAround(file: TerminalStyle.asReceived.head(head), stdout: style.head(head))
+    }
+
+    /// Writes what goes to the file, or else to stdout, outside the body.
+    private func writeAround(file: String, stdout: String) throws {
+        guard let handle = state.withLockedValue({ $0.handle }) else {
+            out.write(stdout)
+            return
+        }
+        do {
+            try handle.write(contentsOf: Data(file.utf8))
+        } catch {
+            throw CommandFailure(.writeError, "could not write \(state.withLockedValue { $0.destination }?.path ?? "the file"): \(error.localizedDescription)")
+        }
+    }
+
     /// Writes one piece of the body.
     func write(_ piece: Data) throws {
         let (handle, release, progress) = try state.withLockedValue { state -> (FileHandle?, Data?, TransferProgress) in
@@ -122,9 +143,18 @@ final class BodyWriter: Sendable {
         state.withLockedValue { $0.destination = URL(fileURLWithPath: path) }
     }
 
-    /// Writes a held body, laid out, or moves the complete body into place.
-    func finish() throws {
+    /// Writes a held body, laid out, then `trailers` (with `--include`), and moves the complete
+    /// file into place: a body, or a head alone (`--head`, or a body `--fail` left out).
+    func finish(trailers: Headers? = nil) throws {
         if let held = takeHeld() { out.write(style.body(held.body, mediaType: held.mediaType)) }
+        if let trailers {
+            do {
+                try writeAround(file: TerminalStyle.asReceived.trailers(trailers), stdout: style.trailers(trailers))
+            } catch {
+                abandon()
+                throw error
+            }
+        }
         progress?.finishLine()
         let (handle, destination) = state.withLockedValue { ($0.handle, $0.destination) }
         guard let handle, let destination, let temporary else {

@@ -3,7 +3,8 @@ import Foundation
 
 extension FetchCommand {
     /// Sends the request and writes the body to stdout or the destination's file as it
-    /// arrives, in bounded memory: the head first with `--include` or `--head`, then `-w`'s text.
+    /// arrives, in bounded memory: the head first with `--include` or `--head` (where the body
+    /// goes, as in curl), then `-w`'s text.
     func runStreaming(_ plan: FetchPlan.Made, started: ContinuousClock.Instant, out: Output) async throws {
         let destination = plan.destination
         let style = TerminalStyle(pretty: pretty, output: out)
@@ -26,9 +27,11 @@ extension FetchCommand {
                     uploadLine?.finishLine()
                     let writes = writesBody(streamed.head.status)
                     if writes { try writer.check(announcedLength: streamed.head.headers["Content-Length"]) }
-                    if printsHead { out.write(style.head(streamed.head)) }
+                    if writes || printsHead, destination.isNamedByResponse, let path = try destination.path(for: streamed.head) {
+                        writer.retarget(to: path)
+                    }
+                    if printsHead { try writer.writeHead(streamed.head) }
                     guard writes else { return (streamed.head, 0) }
-                    if destination.isNamedByResponse, let path = try destination.path(for: streamed.head) { writer.retarget(to: path) }
                     writer.begin(streamed.head)
                     var received: Int64 = 0
                     for try await piece in streamed.body {
@@ -41,9 +44,10 @@ extension FetchCommand {
                 }
             }
             if writesBody(head.status) {
-                try writer.finish()
                 // As curl does: the trailers, when the head is shown, after the body.
-                if include { out.write(style.trailers(head.trailers)) }
+                try writer.finish(trailers: include ? head.trailers : nil)
+            } else if printsHead {
+                try writer.finish()
             } else {
                 writer.abandon()
             }
@@ -51,13 +55,18 @@ extension FetchCommand {
             // Refused credentials, as in curl: the final 401 is the response.
             uploadLine?.finishLine()
             (head, received) = (error.response!, Int64(error.response!.body.count))
-            if printsHead { out.write(style.head(head)) }
-            if writesBody(head.status) {
-                try writer.write(head.body)
-                try writer.finish()
-            } else {
+            do {
+                if printsHead { try writer.writeHead(head) }
+                if writesBody(head.status) {
+                    try writer.write(head.body)
+                    try writer.finish()
+                } else {
+                    if printsHead { try writer.finish() } else { writer.abandon() }
+                    received = 0
+                }
+            } catch {
                 writer.abandon()
-                received = 0
+                throw error
             }
         } catch {
             writer.abandon()

@@ -95,10 +95,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var limit: SizeLimitOptions
 
-    @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
+    @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body, where the body goes (into the -o file, as curl does).")
     var include = false
 
-    @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and print the status line and headers, no body.")
+    @Flag(name: [.customShort("I"), .customLong("head")], help: "Send HEAD and print the status line and headers, no body (into the -o file, as curl does).")
     var headOnly = false
 
     @Option(
@@ -171,29 +171,39 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// Prints the report, or the head (with `--include` or `--head`) and the body, to stdout or
-    /// to the file of `destination`.
+    /// to the file of `destination`; as in curl, the head goes where the body goes.
     func show(_ response: CourierResponse, destination: BodyDestination, to out: Output) throws {
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
             return
         }
-        let style = TerminalStyle(pretty: pretty, output: out)
-        if include || headOnly { out.write(style.head(response)) }
-        guard writesBody(status: response.status) else { return }
+        let printsHead = include || headOnly
+        let writes = writesBody(status: response.status)
+        guard printsHead || writes else { return }
         if let path = try destination.path(for: response) {
+            // Everything shown, as received: the head, the body, then the trailers it had.
+            var bytes = Data()
+            if printsHead { bytes.append(Data(TerminalStyle.asReceived.head(response).utf8)) }
+            if writes {
+                bytes.append(response.body)
+                if include { bytes.append(Data(TerminalStyle.asReceived.trailers(response.trailers).utf8)) }
+            }
             do {
                 if PathCheck.isCharacterDevice(path) {
                     // A device (`/dev/null`, a terminal) is written to, never replaced.
-                    try response.body.write(to: URL(fileURLWithPath: path))
+                    try bytes.write(to: URL(fileURLWithPath: path))
                 } else {
-                    try PrivateFiles.replaceFile(path, with: response.body)
+                    try PrivateFiles.replaceFile(path, with: bytes)
                 }
             } catch {
                 throw CommandFailure(.writeError, "could not write \(path): \(error)")
             }
-        } else {
-            out.write(style.body(response.body, mediaType: response.mediaType))
+            return
         }
+        let style = TerminalStyle(pretty: pretty, output: out)
+        if printsHead { out.write(style.head(response)) }
+        guard writes else { return }
+        out.write(style.body(response.body, mediaType: response.mediaType))
         // As curl does: the trailers, when the head is shown, after the body they followed.
         if include { out.write(style.trailers(response.trailers)) }
     }

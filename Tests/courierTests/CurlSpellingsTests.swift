@@ -33,6 +33,40 @@ private func withFolderAndServer(_ body: (URL, TestServer) async throws -> Void)
 
 @Suite("courier fetch: curl's spellings, with curl's meaning")
 struct CurlSpellingsTests {
+    @Test func theHeadGoesWhereTheBodyGoesAsInCurl() async throws {
+        try await withFolderAndServer { folder, server in
+            let url = server.url("/get").absoluteString
+            let headFile = folder.appendingPathComponent("head.txt").path
+            let head = await courier("-s", "-I", "-o", headFile, url)
+            #expect(head.status == 0 && head.stdout.isEmpty, "\(head.stdout) \(head.stderr)")
+            let written = try String(contentsOfFile: headFile, encoding: .utf8)
+            #expect(written.hasPrefix("HTTP/1.1 200 OK\r\n") && written.hasSuffix("\r\n\r\n"), "\(written)")
+
+            let code = await courier("-sI", "-o", "/dev/null", "-w", "%{http_code}", url)
+            #expect(code.status == 0 && code.stdout == "200", "\(code.stdout)")
+
+            let both = folder.appendingPathComponent("both.txt").path
+            let included = await courier("-s", "-i", "-o", both, url)
+            #expect(included.status == 0 && included.stdout.isEmpty, "\(included.stdout)")
+            let text = try String(contentsOfFile: both, encoding: .utf8)
+            let separator = try #require(text.range(of: "\r\n\r\n"))
+            #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(text[separator.upperBound...].hasPrefix("{"), "\(text)")
+
+            // --fail on a 404: no body, but the head that -i shows is kept, and the status is 22.
+            let failed = folder.appendingPathComponent("failed.txt").path
+            let missing = await courier("-s", "--fail", "-i", "-o", failed, server.url("/status/404").absoluteString)
+            #expect(missing.status == 22 && missing.stdout.isEmpty)
+            let kept = try String(contentsOfFile: failed, encoding: .utf8)
+            #expect(kept.hasPrefix("HTTP/1.1 404 Not Found\r\n") && kept.hasSuffix("\r\n\r\n"), "\(kept)")
+
+            // Without -i or -I, nothing is written for a body --fail leaves out.
+            let nothing = folder.appendingPathComponent("nothing.txt").path
+            let refused = await courier("-s", "--fail", "-o", nothing, server.url("/status/404").absoluteString)
+            #expect(refused.status == 22 && !FileManager.default.fileExists(atPath: nothing))
+        }
+    }
+
     @Test func dataOptionsJoinWithAmpersandInCommandLineOrderAsAForm() async throws {
         try await withFolderAndServer { folder, server in
             let lines = try write("one\r\ntwo\n", to: "lines.txt", in: folder)

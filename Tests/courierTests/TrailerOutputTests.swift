@@ -20,19 +20,25 @@ struct TrailerOutputTests {
         }
     }
 
-    @Test("-i -o writes the body to the file and the trailers after the head")
+    @Test("-i -o writes the head, the body and then the trailers to the file, as curl does")
     func includeWithAFile() async throws {
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("body.json")
         try await withServer { server in
-            let run = await courier("fetch", server.url("/trailers?X-Checksum=abc").absoluteString, "-i", "-o", file.path)
-            #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stdout.hasPrefix("HTTP/1.1 200"))
-            #expect(run.stdout.hasSuffix("\r\n\r\nX-Checksum: abc\r\n"))
-            let written = try String(contentsOf: file, encoding: .utf8)
-            #expect(written.contains("\"length\""))
-            #expect(!written.contains("X-Checksum"))
+            let url = server.url("/trailers?X-Checksum=abc").absoluteString
+            for arguments in [["fetch", url, "-i", "-o", file.path], ["fetch", url, "-i", "-o", file.path, "--cache", folder.appendingPathComponent("cache").path]] {
+                let run = await courier(arguments)
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(run.stdout.isEmpty, "\(run.stdout)")
+                let written = try String(contentsOf: file, encoding: .utf8)
+                #expect(written.hasPrefix("HTTP/1.1 200"), "\(written)")
+                let body = try #require(written.range(of: "\"length\""))
+                let trailer = try #require(written.range(of: "X-Checksum: abc\r\n"))
+                #expect(body.lowerBound < trailer.lowerBound)
+                #expect(written.hasSuffix("X-Checksum: abc\r\n"))
+                try FileManager.default.removeItem(at: file)
+            }
         }
     }
 

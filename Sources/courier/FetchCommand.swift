@@ -25,7 +25,7 @@ struct FetchCommand: AsyncParsableCommand {
             valueName: "item"))
     var itemTexts: [String] = []
 
-    @Flag(name: [.customShort("f"), .customLong("form-items")], help: "Send the request items' fields as application/x-www-form-urlencoded (multipart/form-data with a file item); the shorthand also takes --form.")
+    @Flag(name: .customLong("form-items"), help: "Send the request items' fields as application/x-www-form-urlencoded (multipart/form-data with a file item); the shorthand also takes --form and -f.")
     var formItems = false
 
     @Flag(name: [.customShort("j"), .customLong("json-items")], help: "Send the fields as a JSON object (the default), with JSON Accept and Content-Type even without fields; the shorthand also takes --json.")
@@ -78,7 +78,7 @@ struct FetchCommand: AsyncParsableCommand {
         help: "With --cache, when the server cannot be reached (refused, unreachable, timed out), deliver the stored response even if stale, unless it is marked must-revalidate (then 504) or no-cache; a note on stderr gives its age.")
     var staleWhenOffline = false
 
-    @Flag(help: "Exit with status 22 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")
+    @Flag(name: [.customShort("f"), .long], help: "Exit with status 22 when the status is 4xx or 5xx, without writing the body (the -i head and the report are still printed).")
     var fail = false
 
     @Flag(name: .customLong("fail-with-body"), help: "Exit with status 22 when the status is 4xx or 5xx, once the body is written.")

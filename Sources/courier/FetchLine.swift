@@ -94,10 +94,10 @@ enum FetchLine {
         case "-I", "--head": try raise(&command.headOnly)
         case "-O", "--remote-name": try raise(&command.remoteName)
         case "-J", "--remote-header-name": try raise(&command.remoteHeaderName)
-        case "--fail": try raise(&command.fail)
+        case "-f", "--fail": try raise(&command.fail)
         case "--fail-with-body": try raise(&command.failWithBody)
         case "--compressed": try raise(&command.compressed)
-        case "-f", "--form-items": try raise(&command.formItems)
+        case "--form-items": try raise(&command.formItems)
         case "-j", "--json-items": try raise(&command.jsonItems)
         case "--multipart": try raise(&command.multipartItems)
         // Options with one value.

@@ -4,7 +4,7 @@
 struct RequestItemOptions {
     /// The items, as given.
     var texts: [String] = []
-    /// `-f/--form-items`: the fields as a form.
+    /// `--form-items` (`--form` or `-f` in the shorthand): the fields as a form.
     var form = false
     /// `-j/--json-items`: the fields as a JSON object.
     var json = false

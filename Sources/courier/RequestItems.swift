@@ -25,7 +25,7 @@ struct RequestItems {
     /// Parses `texts` and chooses the encoding: `form`, `json` and `multipart` are the flags given.
     init(_ texts: [String], form: Bool, json: Bool, multipart: Bool) throws(CommandFailure) {
         if [form, json, multipart].filter({ $0 }).count > 1 {
-            throw CommandFailure(.invalidInput, "give one of -f/--form, -j/--json and --multipart")
+            throw CommandFailure(.invalidInput, "give one of --form (-f), --json (-j) and --multipart; on fetch, --form-items, --json-items (-j) and --multipart")
         }
         items = try texts.map { text throws(CommandFailure) in try RequestItem(text) }
         asksForJSON = json
@@ -107,7 +107,7 @@ struct RequestItems {
         switch field.kind {
         case .stringFile: return try fileText(field)
         case .json, .jsonFile:
-            throw CommandFailure(.invalidInput, "request item \(field.label) is JSON, but the fields go as a form (-f, --multipart or a file item), which holds text; give name=value")
+            throw CommandFailure(.invalidInput, "request item \(field.label) is JSON, but the fields go as a form (--form, --form-items, --multipart or a file item), which holds text; give name=value")
         default: return field.value
         }
     }

@@ -76,14 +76,16 @@ enum Shorthand {
         text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
     }
 
-    /// HTTPie's `--form` and `--json` flags, spelled as `fetch` names them; nothing after a lone `--`.
+    /// HTTPie's `--form` (`-f`) and `--json` flags, spelled as `fetch` names them; nothing after
+    /// a lone `--`. On a line in curl's word order, or one that names `fetch`, `-f` is curl's
+    /// `--fail`.
     private static func httpieSpellings(_ arguments: ArraySlice<String>) -> [String] {
         var spelled: [String] = []
         var ended = false
         for argument in arguments {
             if argument == "--" { ended = true }
             switch argument {
-            case "--form" where !ended: spelled.append("--form-items")
+            case "--form" where !ended, "-f" where !ended: spelled.append("--form-items")
             case "--json" where !ended: spelled.append("--json-items")
             default: spelled.append(argument)
             }

@@ -57,13 +57,15 @@ struct CommandLineParseTests {
     @Test("the options that are not in groups reach the values fetch reads")
     func optionsOutsideGroups() async throws {
         let line = [
-            "fetch", "-f", "--multipart", "--cache", "/tmp/c", "--cache-mode", "reload", "-b", "a=1", "-b", "/tmp/b", "-c", "/tmp/jar",
+            "fetch", "--form-items", "-f", "--multipart", "--cache", "/tmp/c", "--cache-mode", "reload", "-b", "a=1", "-b", "/tmp/b", "-c", "/tmp/jar",
             "--pretty", "none", "http://127.0.0.1:9/", "n=1", "X-A:b",
         ]
         let parsed = try await CourierCLI.parsing.take { try CourierCLI.parse(line) }
         let fetch = try #require(parsed as? FetchCommand)
         #expect(fetch.items.texts == ["n=1", "X-A:b"])
         #expect(fetch.items.form && fetch.items.multipart && !fetch.items.json)
+        // On fetch, -f is curl's --fail.
+        #expect(fetch.fail)
         #expect(fetch.cache.folder == "/tmp/c" && fetch.cache.mode == .reload)
         #expect(fetch.client.cookies.cookies == ["a=1", "/tmp/b"] && fetch.client.cookies.cookieJar == "/tmp/jar")
         #expect(fetch.client.cookies.cookieJSON == nil)

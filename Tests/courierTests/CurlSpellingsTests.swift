@@ -33,6 +33,22 @@ private func withFolderAndServer(_ body: (URL, TestServer) async throws -> Void)
 
 @Suite("courier fetch: curl's spellings, with curl's meaning")
 struct CurlSpellingsTests {
+    @Test func fIsFailInCurlsWordOrderAndHTTPiesFormInItsOwn() async throws {
+        try await withServer { server in
+            let missing = server.url("/status/404").absoluteString
+            for line in [["-fsSL", missing], ["-f", "-s", missing], ["fetch", "-f", "-s", missing], ["-sf", missing]] {
+                let run = await courier(line)
+                #expect(run.status == 22 && run.stdout.isEmpty, "\(line): \(run.status) \(run.stdout)")
+            }
+            // HTTPie's order: the fields go as a form.
+            let form = await courier(server.url("/anything").absoluteString, "a=1", "-f")
+            #expect(form.status == 0, "\(form.stderr)")
+            let request = try #require(server.receivedRequests.last)
+            #expect(request.header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true)
+            #expect(request.bodyString == "a=1")
+        }
+    }
+
     @Test func theHeadGoesWhereTheBodyGoesAsInCurl() async throws {
         try await withFolderAndServer { folder, server in
             let url = server.url("/get").absoluteString

@@ -17,7 +17,7 @@ struct ShorthandTests {
         (["localhost"], ["fetch", "http://localhost"]),
         (["host.example/path", "-i"], ["fetch", "http://host.example/path", "-i"]),
         (["127.0.0.1:9/x"], ["fetch", "http://127.0.0.1:9/x"]),
-        (["POST", "host.example", "a=1", "--form", "-f"], ["fetch", "--method", "POST", "http://host.example", "a=1", "--form-items", "-f"]),
+        (["POST", "host.example", "a=1", "--form", "-f"], ["fetch", "--method", "POST", "http://host.example", "a=1", "--form-items", "--form-items"]),
         (["PROPFIND", ":8080"], ["fetch", "--method", "PROPFIND", "http://localhost:8080"]),
         (["host.example", "--json", "--", "--form"], ["fetch", "http://host.example", "--json-items", "--", "--form"]),
         (["fetch", "host.example", "--form", "a=b"], ["fetch", "host.example", "--form", "a=b"]),

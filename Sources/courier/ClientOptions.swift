@@ -9,7 +9,7 @@ struct ClientOptions: ParsableArguments {
     var baseURL: String?
 
     @Option(
-        name: [.customLong("timeout"), .customLong("max-time")], parsing: .unconditional,
+        name: [.customShort("m"), .customLong("timeout"), .customLong("max-time")], parsing: .unconditional,
         help: ArgumentHelp("The total time allowed per request, redirects included: more than 0 and at most 31536000 seconds (365 days).", valueName: "seconds"),
         transform: OptionRange.seconds()
     )

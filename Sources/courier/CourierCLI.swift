@@ -59,6 +59,11 @@ struct CourierCLI: AsyncParsableCommand {
             var parsed: FetchCommand?
             if let fetch = await curlOrder(arguments) {
                 (reading, parsed) = (Shorthand.Reading(arguments: fetch.arguments), fetch.command)
+            } else if isCurlOrder(arguments) {
+                // A line in curl's word order that `fetch` refuses: `fetch`'s parse says why,
+                // naming the option it does not know or the value it refuses, rather than the
+                // root's, which knows none of `fetch`'s options.
+                reading = Shorthand.Reading(arguments: [FetchCommand.configuration.commandName!] + arguments)
             } else if reading.arguments.first == FetchCommand.configuration.commandName {
                 parsed = FetchLine.command(Array(reading.arguments.dropFirst()))
             }
@@ -75,11 +80,18 @@ struct CourierCLI: AsyncParsableCommand {
     /// shape (`--version`, `-h`) is not parsed here at all: a parse is most of a short command's
     /// start-up. An everyday line is read by ``FetchLine``, any other by ArgumentParser.
     private static func curlOrder(_ arguments: [String]) async -> (arguments: [String], command: FetchCommand)? {
-        guard let first = arguments.first, first.hasPrefix("-"), first != "--", arguments.contains(where: { Shorthand.url($0) != nil }) else { return nil }
+        guard isCurlOrder(arguments) else { return nil }
         if FetchLine.command(arguments) != nil { return curlOrder(arguments, parse: FetchLine.command) }
         return await parsing.take {
             curlOrder(arguments) { try? FetchCommand.parseAsRoot($0) as? FetchCommand }
         }
+    }
+
+    /// Whether `arguments` is in curl's word order: it starts with an option and has a word in
+    /// one of the shorthand's URL shapes.
+    private static func isCurlOrder(_ arguments: [String]) -> Bool {
+        guard let first = arguments.first, first.hasPrefix("-"), first != "--" else { return false }
+        return arguments.contains { Shorthand.url($0) != nil }
     }
 
     /// curl's word order, with `parse` reading a line as `fetch`.

@@ -111,7 +111,7 @@ enum FetchLine {
         case "-c", "--cookie-jar": try store(value(), in: &command.client.cookieJar)
         case "-T", "--upload-file": try store(value(), in: &command.body.uploadFile)
         case "--json": try store(value(), in: &command.body.json)
-        case "--timeout", "--max-time": try store(transformed(value(), OptionRange.seconds()), in: &command.client.timeout)
+        case "-m", "--timeout", "--max-time": try store(transformed(value(), OptionRange.seconds()), in: &command.client.timeout)
         case "--connect-timeout": try store(transformed(value(), OptionRange.seconds()), in: &command.client.connectTimeout)
         case "--retry": try store(transformed(value(), OptionRange.whole(in: OptionRange.retries)), in: &command.client.retry)
         case "--max-redirects": try store(transformed(value(), OptionRange.whole(in: OptionRange.redirects)), in: &command.client.maxRedirects)

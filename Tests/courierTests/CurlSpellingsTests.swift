@@ -49,6 +49,22 @@ struct CurlSpellingsTests {
         }
     }
 
+    @Test func aLineInCurlsOrderThatFetchRefusesIsExplainedByFetch() async throws {
+        try await withServer { server in
+            let url = server.url("/get").absoluteString
+            let unknown = await courier("-s", "-G", "-d", "a=1", url)
+            #expect(unknown.status == 2 && unknown.stderr.contains("Unknown option '-G'"), "\(unknown.stderr)")
+            let refused = await courier("-s", "-k", url)
+            #expect(refused.status == 2 && refused.stderr.contains("-k/--insecure is refused"), "\(refused.stderr)")
+            let range = await courier("-s", "-m", "0", url)
+            #expect(range.status == 2 && range.stderr.contains("'0' is invalid for '-m <seconds>'"), "\(range.stderr)")
+            #expect(server.receivedRequests.isEmpty)
+            // curl's -m is --max-time.
+            let timed = await courier("-s", "-m", "5", url)
+            #expect(timed.status == 0 && server.receivedRequests.count == 1, "\(timed.stderr)")
+        }
+    }
+
     @Test func theHeadGoesWhereTheBodyGoesAsInCurl() async throws {
         try await withFolderAndServer { folder, server in
             let url = server.url("/get").absoluteString

@@ -32,6 +32,11 @@ struct FetchBodyOptions: ParsableArguments {
     @Option(name: .customLong("file"), help: "A file to upload, name=@PATH[;type=MIME][;filename=NAME] (repeatable; makes the body multipart/form-data, with any --form parts, in command-line order).")
     var files: [String] = []
 
+    @Flag(
+        name: [.customShort("G"), .customLong("get")],
+        help: "Send the data options (-d, --data-raw, --data-binary, --data-urlencode) in the URL's query instead of the body, joined with &, with GET (HEAD with -I), as curl does.")
+    var get = false
+
     @Option(name: [.customShort("T"), .customLong("upload-file")], help: ArgumentHelp("Send this file's bytes with PUT (- for standard input, sent chunked as it is read); a URL ending in / gets the file's name appended.", valueName: "path"))
     var uploadFile: String?
 
@@ -50,15 +55,29 @@ struct FetchBodyOptions: ParsableArguments {
     /// Whether any data option is given.
     private var isData: Bool { !data.isEmpty || !dataRaw.isEmpty || !dataBinary.isEmpty || !dataURLEncode.isEmpty }
 
-    /// Whether a body is given at all.
+    /// Whether a body is given at all (with `-G` the data options go in the query).
     var givesBody: Bool {
-        isData || json != nil || !formFields.isEmpty || !files.isEmpty || uploadFile != nil
+        (isData && !get) || json != nil || !formFields.isEmpty || !files.isEmpty || uploadFile != nil
+    }
+
+    /// With `-G`, the data options' text for the URL's query, joined with `&` in command-line
+    /// order, as curl appends it; `nil` without `-G` or without data options.
+    func queryText(arguments: [String]) throws -> String? {
+        guard get else { return nil }
+        guard json == nil, formFields.isEmpty, files.isEmpty, uploadFile == nil else {
+            throw CommandFailure(
+                .invalidInput, "-G/--get sends the data options in the URL's query, and --json, -F/--form, --file and -T/--upload-file send a body: leave out one or the other")
+        }
+        guard isData else { return nil }
+        return String(decoding: try dataBytes(arguments: arguments), as: UTF8.self)
     }
 
     /// The body these options describe, if any; every file is checked and read (or, for
     /// multipart, checked) here, before anything is sent. `arguments` is the command line, for
     /// the order of the options.
     func body(arguments: [String]) throws -> CourierRequestBody? {
+        // With -G the data went to the query (queryText), which refuses any other body.
+        if get { return nil }
         let isForm = !formFields.isEmpty || !files.isEmpty
         guard [isData, json != nil, isForm, uploadFile != nil].filter({ $0 }).count <= 1 else {
             throw CommandFailure(.invalidInput, "use only one of the data options (-d, --data-raw, --data-binary, --data-urlencode), --json, -F/--form/--file and -T/--upload-file")

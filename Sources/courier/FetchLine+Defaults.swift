@@ -59,6 +59,7 @@ extension FetchBodyOptions {
         options.json = nil
         options.formFields = []
         options.files = []
+        options.get = false
         options.uploadFile = nil
         return options
     }

@@ -100,6 +100,7 @@ enum FetchLine {
         case "--form-items": try raise(&command.formItems)
         case "-j", "--json-items": try raise(&command.jsonItems)
         case "--multipart": try raise(&command.multipartItems)
+        case "-G", "--get": try raise(&command.body.get)
         // Options with one value.
         case "-o", "--output": try store(value(), in: &command.output)
         case "-w", "--write-out": try store(value(), in: &command.writeOut)

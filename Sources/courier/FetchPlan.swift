@@ -67,9 +67,16 @@ struct FetchPlan {
         return Made(configuration: configuration, request: request, destination: destination, writeOut: writeOut)
     }
 
-    /// The URL as given, or with `-T FILE`, the file's name appended to a URL whose path ends
-    /// in `/` or is empty, percent-encoded.
+    /// The URL as given; with `-G`, the data options appended to its query; with `-T FILE`,
+    /// the file's name appended to a URL whose path ends in `/` or is empty, percent-encoded.
     private func requestURL() throws -> String {
+        if let query = try command.body.queryText(arguments: CourierCLI.arguments) {
+            // As curl does: after `?`, or after `&` when the URL has a query already.
+            let end = command.url.firstIndex(of: "#") ?? command.url.endIndex
+            let base = command.url[..<end]
+            let separator = !base.contains("?") ? "?" : base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&"
+            return base + separator + query + command.url[end...]
+        }
         guard let upload = command.body.uploadFile, upload != "-" else { return command.url }
         let end = command.url.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? command.url.endIndex
         let path = command.url[..<end]

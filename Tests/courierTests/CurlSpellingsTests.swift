@@ -52,8 +52,8 @@ struct CurlSpellingsTests {
     @Test func aLineInCurlsOrderThatFetchRefusesIsExplainedByFetch() async throws {
         try await withServer { server in
             let url = server.url("/get").absoluteString
-            let unknown = await courier("-s", "-G", "-d", "a=1", url)
-            #expect(unknown.status == 2 && unknown.stderr.contains("Unknown option '-G'"), "\(unknown.stderr)")
+            let unknown = await courier("-s", "-r", "0-1", url)
+            #expect(unknown.status == 2 && unknown.stderr.contains("Unknown option '-r'"), "\(unknown.stderr)")
             let refused = await courier("-s", "-k", url)
             #expect(refused.status == 2 && refused.stderr.contains("-k/--insecure is refused"), "\(refused.stderr)")
             let range = await courier("-s", "-m", "0", url)
@@ -62,6 +62,26 @@ struct CurlSpellingsTests {
             // curl's -m is --max-time.
             let timed = await courier("-s", "-m", "5", url)
             #expect(timed.status == 0 && server.receivedRequests.count == 1, "\(timed.stderr)")
+        }
+    }
+
+    @Test func getSendsTheDataOptionsInTheQueryAsCurlDoes() async throws {
+        try await withServer { server in
+            let run = await courier("-s", "-G", "-d", "a=1", "--data-urlencode", "q=x y", server.url("/anything").absoluteString)
+            #expect(run.status == 0, "\(run.stderr)")
+            let request = try #require(server.receivedRequests.last)
+            #expect(request.method == "GET" && request.uri == "/anything?a=1&q=x%20y" && request.body.isEmpty, "\(request.uri)")
+
+            let appended = await courier("-s", "--get", "-d", "b=2", server.url("/anything?z=0").absoluteString)
+            #expect(appended.status == 0 && server.receivedRequests.last?.uri == "/anything?z=0&b=2")
+
+            let head = await courier("-s", "-I", "-G", "-d", "c=3", server.url("/anything").absoluteString)
+            #expect(head.status == 0 && server.receivedRequests.last?.method == "HEAD" && server.receivedRequests.last?.uri == "/anything?c=3")
+
+            let sent = server.receivedRequests.count
+            let both = await courier("-s", "-G", "-F", "a=1", server.url("/anything").absoluteString)
+            #expect(both.status == 2 && both.stderr.contains("-G/--get"), "\(both.stderr)")
+            #expect(server.receivedRequests.count == sent)
         }
     }
 

@@ -51,6 +51,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("e"), .customLong("referer")], help: "The Referer header (a -H Referer wins).")
     var referer: String?
 
+    @Option(
+        name: [.customShort("r"), .customLong("range")], parsing: .unconditional,
+        help: ArgumentHelp("Ask for these bytes only, as curl does: START-END, START-, -LAST, or several joined with commas (Range: bytes=…; a -H Range wins).", valueName: "range"))
+    var range: String?
+
     @OptionGroup var client: ClientOptions
 
     @OptionGroup var authentication: AuthenticationOptions

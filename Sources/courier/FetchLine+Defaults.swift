@@ -21,6 +21,7 @@ extension FetchCommand {
         command.body = .withDefaults()
         command.userAgent = nil
         command.referer = nil
+        command.range = nil
         command.client = .withDefaults()
         command.authentication = .withDefaults()
         command.netrc = .withDefaults()

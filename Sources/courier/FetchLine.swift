@@ -107,6 +107,7 @@ enum FetchLine {
         case "-X", "--method": try store(value(), in: &command.method)
         case "-A", "--user-agent": try store(value(), in: &command.userAgent)
         case "-e", "--referer": try store(value(), in: &command.referer)
+        case "-r", "--range": try store(value(), in: &command.range)
         case "-u", "--user": try store(value(), in: &command.authentication.user)
         case "--bearer": try store(value(), in: &command.authentication.bearer)
         case "-c", "--cookie-jar": try store(value(), in: &command.client.cookieJar)

@@ -39,7 +39,7 @@ struct FetchPlan {
             let (name, value) = try ClientOptions.header(header)
             request.headers.add(name: name, value: value)
         }
-        for (name, value) in [("User-Agent", command.userAgent), ("Referer", command.referer)] {
+        for (name, value) in [("User-Agent", command.userAgent), ("Referer", command.referer), ("Range", try command.range.map(Self.byteRanges))] {
             if let value, !request.headers.contains(name) { request.headers.add(name: name, value: value) }
         }
         if !command.compressed, !request.headers.contains("Accept-Encoding") {
@@ -65,6 +65,21 @@ struct FetchPlan {
             request.method = .post
         }
         return Made(configuration: configuration, request: request, destination: destination, writeOut: writeOut)
+    }
+
+    /// `-r`'s value as a `Range` field: `bytes=` and one or more ranges, each `START-END`,
+    /// `START-` or `-LAST` in digits, joined with commas.
+    static func byteRanges(_ text: String) throws -> String {
+        let ranges = text.split(separator: ",", omittingEmptySubsequences: false)
+        let valid = ranges.allSatisfy { range in
+            let ends = range.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard ends.count == 2, !(ends[0].isEmpty && ends[1].isEmpty) else { return false }
+            return ends.allSatisfy { $0.utf8.count <= 19 && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        }
+        guard valid else {
+            throw CommandFailure(.invalidInput, "-r \(text) is not a byte range: give START-END, START-, -LAST, or several joined with commas")
+        }
+        return "bytes=" + text
     }
 
     /// The URL as given; with `-G`, the data options appended to its query; with `-T FILE`,

@@ -52,8 +52,8 @@ struct CurlSpellingsTests {
     @Test func aLineInCurlsOrderThatFetchRefusesIsExplainedByFetch() async throws {
         try await withServer { server in
             let url = server.url("/get").absoluteString
-            let unknown = await courier("-s", "-r", "0-1", url)
-            #expect(unknown.status == 2 && unknown.stderr.contains("Unknown option '-r'"), "\(unknown.stderr)")
+            let unknown = await courier("-s", "-C", "-", url)
+            #expect(unknown.status == 2 && unknown.stderr.contains("Unknown option '-C'"), "\(unknown.stderr)")
             let refused = await courier("-s", "-k", url)
             #expect(refused.status == 2 && refused.stderr.contains("-k/--insecure is refused"), "\(refused.stderr)")
             let range = await courier("-s", "-m", "0", url)
@@ -62,6 +62,25 @@ struct CurlSpellingsTests {
             // curl's -m is --max-time.
             let timed = await courier("-s", "-m", "5", url)
             #expect(timed.status == 0 && server.receivedRequests.count == 1, "\(timed.stderr)")
+        }
+    }
+
+    @Test func rangeAsksForTheBytesGivenAsCurlDoes() async throws {
+        try await withServer { server in
+            let url = server.url("/get").absoluteString
+            for (given, sent) in [("0-1", "bytes=0-1"), ("5-", "bytes=5-"), ("-3", "bytes=-3"), ("0-0,-1", "bytes=0-0,-1")] {
+                let run = await courier("-s", "-r", given, url)
+                #expect(run.status == 0, "\(run.stderr)")
+                #expect(server.receivedRequests.last?.header("Range") == sent)
+            }
+            let sent = server.receivedRequests.count
+            for bad in ["", "-", "a-b", "1-2\r\nX: y", "0-1,", "1"] {
+                let run = await courier("-s", "-r", bad, url)
+                #expect(run.status == 2, "-r \(bad): \(run.status)")
+            }
+            #expect(server.receivedRequests.count == sent)
+            let given = await courier("-s", "-r", "0-1", "-H", "Range: bytes=2-3", url)
+            #expect(given.status == 0 && server.receivedRequests.last?.headerValues("Range") == ["bytes=2-3"])
         }
     }
 

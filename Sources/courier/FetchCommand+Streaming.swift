@@ -25,6 +25,7 @@ extension FetchCommand {
             (head, received) = try await ClientOptions.withClient(configuration: plan.configuration, transport: self.client.transport) { client in
                 try await client.stream(request) { streamed in
                     uploadLine?.finishLine()
+                    try dumpHead(of: streamed.head, to: out)
                     let writes = writesBody(streamed.head.status)
                     if writes { try writer.check(announcedLength: streamed.head.headers["Content-Length"]) }
                     if writes || printsHead, destination.isNamedByResponse, let path = try destination.path(for: streamed.head) {
@@ -56,6 +57,7 @@ extension FetchCommand {
             uploadLine?.finishLine()
             (head, received) = (error.response!, Int64(error.response!.body.count))
             do {
+                try dumpHead(of: head, to: out)
                 if printsHead { try writer.writeHead(head) }
                 if writesBody(head.status) {
                     try writer.write(head.body)

@@ -113,6 +113,11 @@ struct FetchCommand: AsyncParsableCommand {
     var pretty: TerminalStyle.Pretty?
 
     @Option(
+        name: [.customShort("D"), .customLong("dump-header")], parsing: .unconditional,
+        help: ArgumentHelp("Write the status line and headers to this file (mode 0600) as they arrive, or to stdout before the body with -, as curl does.", valueName: "file"))
+    var dumpHeader: String?
+
+    @Option(
         name: [.customShort("w"), .customLong("write-out")],
         help: ArgumentHelp("Print this text on stdout after the body, with %{http_code}, %{time_total}, %{size_download}, %{url_effective}, %{content_type}, %{num_redirects} and \\n, \\t escapes.", valueName: "format"))
     var writeOut: String?
@@ -178,6 +183,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// Prints the report, or the head (with `--include` or `--head`) and the body, to stdout or
     /// to the file of `destination`; as in curl, the head goes where the body goes.
     func show(_ response: CourierResponse, destination: BodyDestination, to out: Output) throws {
+        try dumpHead(of: response, to: out)
         if report == .json {
             out.write(Report.jsonLine(for: response) + "\n")
             return
@@ -211,6 +217,26 @@ struct FetchCommand: AsyncParsableCommand {
         out.write(style.body(response.body, mediaType: response.mediaType))
         // As curl does: the trailers, when the head is shown, after the body they followed.
         if include { out.write(style.trailers(response.trailers)) }
+    }
+
+    /// Writes the head of `response` where `-D` says: a file (replaced, mode 0600), or stdout
+    /// for `-`; nothing without `-D`.
+    func dumpHead(of response: CourierResponse, to out: Output) throws {
+        guard let dumpHeader else { return }
+        let text = TerminalStyle.asReceived.head(response)
+        if dumpHeader == "-" {
+            out.write(text)
+            return
+        }
+        do {
+            if PathCheck.isCharacterDevice(dumpHeader) {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: dumpHeader))
+            } else {
+                try PrivateFiles.replaceFile(dumpHeader, with: Data(text.utf8))
+            }
+        } catch {
+            throw CommandFailure(.writeError, "could not write -D \(dumpHeader): \(error)")
+        }
     }
 
     /// Whether the body of a response with `status` is written: not with `--head`, nor for a

@@ -38,6 +38,7 @@ extension FetchCommand {
         command.include = false
         command.headOnly = false
         command.pretty = nil
+        command.dumpHeader = nil
         command.writeOut = nil
         command.compressed = false
         command.report = nil

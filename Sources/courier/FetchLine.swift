@@ -104,6 +104,7 @@ enum FetchLine {
         // Options with one value.
         case "-o", "--output": try store(value(), in: &command.output)
         case "-w", "--write-out": try store(value(), in: &command.writeOut)
+        case "-D", "--dump-header": try store(value(), in: &command.dumpHeader)
         case "-X", "--method": try store(value(), in: &command.method)
         case "-A", "--user-agent": try store(value(), in: &command.userAgent)
         case "-e", "--referer": try store(value(), in: &command.referer)

@@ -65,6 +65,32 @@ struct CurlSpellingsTests {
         }
     }
 
+    @Test func dumpHeaderWritesTheHeadToItsFileOrBeforeTheBody() async throws {
+        try await withFolderAndServer { folder, server in
+            let url = server.url("/get").absoluteString
+            let toStdout = await courier("-s", "-D", "-", url)
+            #expect(toStdout.status == 0 && toStdout.stdout.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(toStdout.stdout)")
+            let separator = try #require(toStdout.stdout.range(of: "\r\n\r\n"))
+            #expect(toStdout.stdout[separator.upperBound...].hasPrefix("{"))
+
+            let headers = folder.appendingPathComponent("headers.txt").path
+            let body = folder.appendingPathComponent("body.json").path
+            for line in [["-s", "-D", headers, "-o", body, url], ["fetch", url, "-D", headers, "-o", body, "--report", "json"]] {
+                try? FileManager.default.removeItem(atPath: headers)
+                let run = await courier(line)
+                #expect(run.status == 0, "\(line): \(run.stderr)")
+                let written = try String(contentsOfFile: headers, encoding: .utf8)
+                #expect(written.hasPrefix("HTTP/1.1 200 OK\r\n") && written.hasSuffix("\r\n\r\n"), "\(written)")
+                let mode = try FileManager.default.attributesOfItem(atPath: headers)[.posixPermissions] as? Int
+                #expect(mode == 0o600)
+            }
+            #expect(try String(contentsOfFile: body, encoding: .utf8).hasPrefix("{"))
+
+            let unwritable = await courier("-s", "-D", folder.appendingPathComponent("missing/headers.txt").path, url)
+            #expect(unwritable.status == 23)
+        }
+    }
+
     @Test func rangeAsksForTheBytesGivenAsCurlDoes() async throws {
         try await withServer { server in
             let url = server.url("/get").absoluteString

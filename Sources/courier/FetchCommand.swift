@@ -92,6 +92,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
     var output: String?
 
+    @Flag(name: .customLong("create-dirs"), help: "Create the missing folders of the -o path first, each for its owner alone (mode 0700), as curl does.")
+    var createDirs = false
+
     @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Write the body to the current folder, under the last segment of the URL's path, made safe.")
     var remoteName = false
 

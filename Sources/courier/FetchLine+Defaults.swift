@@ -32,6 +32,7 @@ extension FetchCommand {
         command.fail = false
         command.failWithBody = false
         command.output = nil
+        command.createDirs = false
         command.remoteName = false
         command.remoteHeaderName = false
         command.limit = .withDefaults()

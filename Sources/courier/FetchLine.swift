@@ -101,6 +101,7 @@ enum FetchLine {
         case "-j", "--json-items": try raise(&command.jsonItems)
         case "--multipart": try raise(&command.multipartItems)
         case "-G", "--get": try raise(&command.body.get)
+        case "--create-dirs": try raise(&command.createDirs)
         // Options with one value.
         case "-o", "--output": try store(value(), in: &command.output)
         case "-w", "--write-out": try store(value(), in: &command.writeOut)

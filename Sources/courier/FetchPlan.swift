@@ -21,6 +21,9 @@ struct FetchPlan {
         if command.fail && command.failWithBody { throw CommandFailure(.invalidInput, "give --fail or --fail-with-body, not both") }
         let items = try command.items.parsed()
         if command.headOnly && (command.body.givesBody || items.givesBody) { throw CommandFailure(.invalidInput, "-I/--head sends no body; leave out the body options or -I") }
+        if command.createDirs, let output = command.output, let reason = PrivateFiles.makeParents(of: output) {
+            throw CommandFailure(.writeError, "--create-dirs could not make the folders of \(output): \(reason)")
+        }
         // Streamed, cached and durable runs all write -o and -O: checked before any of them sends.
         let destination = try BodyDestination(
             output: command.output, remoteName: command.remoteName, remoteHeaderName: command.remoteHeaderName, url: url

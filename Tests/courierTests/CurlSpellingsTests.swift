@@ -91,6 +91,22 @@ struct CurlSpellingsTests {
         }
     }
 
+    @Test func createDirsMakesTheFoldersOfTheOutputForItsOwnerAlone() async throws {
+        try await withFolderAndServer { folder, server in
+            let url = server.url("/get").absoluteString
+            let file = folder.appendingPathComponent("a/b/page.json").path
+            let without = await courier("-s", "-o", file, url)
+            #expect(without.status == 23 && !FileManager.default.fileExists(atPath: file))
+            let run = await courier("-s", "--create-dirs", "-o", file, url)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("{"))
+            for made in ["a", "a/b"] {
+                let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(made).path)[.posixPermissions] as? Int
+                #expect(mode == 0o700, "\(made)")
+            }
+        }
+    }
+
     @Test func rangeAsksForTheBytesGivenAsCurlDoes() async throws {
         try await withServer { server in
             let url = server.url("/get").absoluteString

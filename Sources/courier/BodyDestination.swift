@@ -13,16 +13,18 @@ struct BodyDestination: Sendable {
     static let standardOutput = BodyDestination(path: nil)
 
     /// The destination of `-o PATH`, or of `-O` for `url` (with `-J`, of `Content-Disposition`
-    /// first), checked by kind.
-    init(output: String?, remoteName: Bool, remoteHeaderName: Bool, url: String) throws {
+    /// first), checked by kind; `folder` (`--output-dir`) holds `-O`'s file and a relative
+    /// `-o` path, as in curl.
+    init(output: String?, remoteName: Bool, remoteHeaderName: Bool, url: String, folder: String? = nil) throws {
         if remoteHeaderName && !remoteName { throw CommandFailure(.invalidInput, "-J/--remote-header-name needs -O/--remote-name") }
         if remoteName && output != nil { throw CommandFailure(.invalidInput, "give -o PATH or -O, not both") }
-        if let output {
+        if var output {
+            if let folder, !output.hasPrefix("/") { output = URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent(output).path }
             // As with curl, `-o /dev/null` (or another device) is written to as it is.
             try PathCheck.writableFile(output, option: "-o", allowsDevice: true)
             path = output
         } else if remoteName {
-            let path = try Self.remotePath(url: url)
+            let path = try Self.remotePath(url: url, folder: folder ?? CourierCLI.currentFolder())
             try PathCheck.writableFile(path, option: "-O")
             self.path = path
             isNamedByResponse = remoteHeaderName
@@ -34,14 +36,14 @@ struct BodyDestination: Sendable {
     }
 
     /// `-O`'s file: the last segment of `url`'s path, made safe as a download's file name is,
-    /// in the current folder.
-    private static func remotePath(url: String) throws -> String {
+    /// in `folder`.
+    private static func remotePath(url: String, folder: String) throws -> String {
         guard let parsed = URL(string: url), !parsed.path.isEmpty, !parsed.path.hasSuffix("/") else {
             throw CommandFailure(.writeError, "-O: the URL \(url) has no file name at the end of its path; give -o PATH")
         }
         do {
             let name = try DownloadFileName.sanitized(parsed.lastPathComponent)
-            return URL(fileURLWithPath: CourierCLI.currentFolder(), isDirectory: true).appendingPathComponent(name).path
+            return URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent(name).path
         } catch {
             throw CommandFailure(.invalidInput, "-O: \(error.message)")
         }

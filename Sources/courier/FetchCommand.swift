@@ -92,8 +92,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file (replaced only once the whole body has arrived): a regular file or nothing yet, in a writable folder.")
     var output: String?
 
-    @Flag(name: .customLong("create-dirs"), help: "Create the missing folders of the -o path first, each for its owner alone (mode 0700), as curl does.")
+    @Flag(name: .customLong("create-dirs"), help: "Create the missing folders of the -o path (or of --output-dir) first, each for its owner alone (mode 0700), as curl does.")
     var createDirs = false
+
+    @Option(name: .customLong("output-dir"), help: ArgumentHelp("The folder for -O's file and a relative -o path, as curl does.", valueName: "dir"))
+    var outputDir: String?
 
     @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Write the body to the current folder, under the last segment of the URL's path, made safe.")
     var remoteName = false

@@ -33,6 +33,7 @@ extension FetchCommand {
         command.failWithBody = false
         command.output = nil
         command.createDirs = false
+        command.outputDir = nil
         command.remoteName = false
         command.remoteHeaderName = false
         command.limit = .withDefaults()

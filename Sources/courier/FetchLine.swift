@@ -106,6 +106,7 @@ enum FetchLine {
         case "-o", "--output": try store(value(), in: &command.output)
         case "-w", "--write-out": try store(value(), in: &command.writeOut)
         case "-D", "--dump-header": try store(value(), in: &command.dumpHeader)
+        case "--output-dir": try store(value(), in: &command.outputDir)
         case "-X", "--method": try store(value(), in: &command.method)
         case "-A", "--user-agent": try store(value(), in: &command.userAgent)
         case "-e", "--referer": try store(value(), in: &command.referer)

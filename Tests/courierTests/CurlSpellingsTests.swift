@@ -107,6 +107,24 @@ struct CurlSpellingsTests {
         }
     }
 
+    @Test func outputDirHoldsTheRemoteNameAndARelativeOutput() async throws {
+        try await withFolderAndServer { folder, server in
+            let url = server.url("/get").absoluteString
+            let missing = folder.appendingPathComponent("missing").path
+            let refused = await courier("-s", "--output-dir", missing, "-O", url)
+            #expect(refused.status == 23 && !FileManager.default.fileExists(atPath: missing))
+            let named = await courier("-s", "--output-dir", folder.path, "-O", url)
+            #expect(named.status == 0 && FileManager.default.fileExists(atPath: folder.appendingPathComponent("get").path), "\(named.stderr)")
+            let nested = await courier("-s", "--create-dirs", "--output-dir", folder.appendingPathComponent("x").path, "-o", "y/z.json", url)
+            #expect(nested.status == 0, "\(nested.stderr)")
+            let text = try String(contentsOfFile: folder.appendingPathComponent("x/y/z.json").path, encoding: .utf8)
+            #expect(text.hasPrefix("{"))
+            let absolute = folder.appendingPathComponent("absolute.json").path
+            let given = await courier("-s", "--output-dir", missing, "-o", absolute, url)
+            #expect(given.status == 0 && FileManager.default.fileExists(atPath: absolute), "an absolute -o path is used as given")
+        }
+    }
+
     @Test func rangeAsksForTheBytesGivenAsCurlDoes() async throws {
         try await withServer { server in
             let url = server.url("/get").absoluteString

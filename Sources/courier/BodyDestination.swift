@@ -13,18 +13,26 @@ struct BodyDestination: Sendable {
     static let standardOutput = BodyDestination(path: nil)
 
     /// The destination of `-o PATH`, or of `-O` for `url` (with `-J`, of `Content-Disposition`
-    /// first), checked by kind; `folder` (`--output-dir`) holds `-O`'s file and a relative
-    /// `-o` path, as in curl.
-    init(output: String?, remoteName: Bool, remoteHeaderName: Bool, url: String, folder: String? = nil) throws {
+    /// first), checked by kind. `folder` (`--output-dir`) holds `-O`'s file and a relative
+    /// `-o` path, as in curl; with `createsFolders` (`--create-dirs`), the missing folders of
+    /// the path are made first, each for its owner alone.
+    init(output: String?, remoteName: Bool, remoteHeaderName: Bool, url: String, folder: String? = nil, createsFolders: Bool = false) throws {
         if remoteHeaderName && !remoteName { throw CommandFailure(.invalidInput, "-J/--remote-header-name needs -O/--remote-name") }
         if remoteName && output != nil { throw CommandFailure(.invalidInput, "give -o PATH or -O, not both") }
+        if folder == "" { throw CommandFailure(.invalidInput, "--output-dir needs a folder") }
+        func makeFolders(of path: String) throws {
+            guard createsFolders, let reason = PrivateFiles.makeParents(of: path) else { return }
+            throw CommandFailure(.writeError, "--create-dirs could not make the folders of \(path): \(reason)")
+        }
         if var output {
             if let folder, !output.hasPrefix("/") { output = URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent(output).path }
+            try makeFolders(of: output)
             // As with curl, `-o /dev/null` (or another device) is written to as it is.
             try PathCheck.writableFile(output, option: "-o", allowsDevice: true)
             path = output
         } else if remoteName {
             let path = try Self.remotePath(url: url, folder: folder ?? CourierCLI.currentFolder())
+            try makeFolders(of: path)
             try PathCheck.writableFile(path, option: "-O")
             self.path = path
             isNamedByResponse = remoteHeaderName

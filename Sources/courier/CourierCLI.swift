@@ -81,9 +81,10 @@ struct CourierCLI: AsyncParsableCommand {
     /// start-up. An everyday line is read by ``FetchLine``, any other by ArgumentParser.
     private static func curlOrder(_ arguments: [String]) async -> (arguments: [String], command: FetchCommand)? {
         guard isCurlOrder(arguments) else { return nil }
-        if FetchLine.command(arguments) != nil { return curlOrder(arguments, parse: FetchLine.command) }
+        if let command = FetchLine.command(arguments) { return curlOrder(arguments, parsed: command, parse: FetchLine.command) }
         return await parsing.take {
-            curlOrder(arguments) { try? FetchCommand.parseAsRoot($0) as? FetchCommand }
+            let parse = { (line: [String]) in try? FetchCommand.parseAsRoot(line) as? FetchCommand }
+            return curlOrder(arguments, parsed: parse(arguments), parse: parse)
         }
     }
 
@@ -94,9 +95,11 @@ struct CourierCLI: AsyncParsableCommand {
         return arguments.contains { Shorthand.url($0) != nil }
     }
 
-    /// curl's word order, with `parse` reading a line as `fetch`.
-    private static func curlOrder(_ arguments: [String], parse: ([String]) -> FetchCommand?) -> (arguments: [String], command: FetchCommand)? {
-        guard let command = parse(arguments), let url = Shorthand.url(command.url) else { return nil }
+    /// curl's word order, `parsed` being `arguments` as `parse` reads them as `fetch`.
+    private static func curlOrder(
+        _ arguments: [String], parsed: FetchCommand?, parse: ([String]) -> FetchCommand?
+    ) -> (arguments: [String], command: FetchCommand)? {
+        guard let command = parsed, let url = Shorthand.url(command.url) else { return nil }
         guard url != command.url else { return (["fetch"] + arguments, command) }
         // The URL as typed (`localhost:8080/x`) is written out (`http://localhost:8080/x`)
         // where it stands: the first place whose change the parse sees.

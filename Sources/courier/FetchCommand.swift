@@ -205,16 +205,7 @@ struct FetchCommand: AsyncParsableCommand {
                 bytes.append(response.body)
                 if include { bytes.append(Data(TerminalStyle.asReceived.trailers(response.trailers).utf8)) }
             }
-            do {
-                if PathCheck.isCharacterDevice(path) {
-                    // A device (`/dev/null`, a terminal) is written to, never replaced.
-                    try bytes.write(to: URL(fileURLWithPath: path))
-                } else {
-                    try PrivateFiles.replaceFile(path, with: bytes)
-                }
-            } catch {
-                throw CommandFailure(.writeError, "could not write \(path): \(error)")
-            }
+            try PathCheck.write(bytes, to: path, named: path)
             return
         }
         let style = TerminalStyle(pretty: pretty, output: out)
@@ -225,8 +216,8 @@ struct FetchCommand: AsyncParsableCommand {
         if include { out.write(style.trailers(response.trailers)) }
     }
 
-    /// Writes the head of `response` where `-D` says: a file (replaced, mode 0600), or stdout
-    /// for `-`; nothing without `-D`.
+    /// Writes the head of `response` where `-D` says: a file (checked before anything is
+    /// sent, replaced, mode 0600), or stdout for `-`; nothing without `-D`.
     func dumpHead(of response: CourierResponse, to out: Output) throws {
         guard let dumpHeader else { return }
         let text = TerminalStyle.asReceived.head(response)
@@ -234,15 +225,7 @@ struct FetchCommand: AsyncParsableCommand {
             out.write(text)
             return
         }
-        do {
-            if PathCheck.isCharacterDevice(dumpHeader) {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: dumpHeader))
-            } else {
-                try PrivateFiles.replaceFile(dumpHeader, with: Data(text.utf8))
-            }
-        } catch {
-            throw CommandFailure(.writeError, "could not write -D \(dumpHeader): \(error)")
-        }
+        try PathCheck.write(Data(text.utf8), to: dumpHeader, named: "-D \(dumpHeader)")
     }
 
     /// Whether the body of a response with `status` is written: not with `--head`, nor for a

@@ -21,26 +21,12 @@ struct FetchPlan {
         if command.fail && command.failWithBody { throw CommandFailure(.invalidInput, "give --fail or --fail-with-body, not both") }
         let items = try command.items.parsed()
         if command.headOnly && (command.body.givesBody || items.givesBody) { throw CommandFailure(.invalidInput, "-I/--head sends no body; leave out the body options or -I") }
-        if command.outputDir == "" { throw CommandFailure(.invalidInput, "--output-dir needs a folder") }
-        if command.createDirs {
-            // The folder itself, and those of the -o path.
-            let paths = [
-                command.outputDir.map { $0 + "/." },
-                command.output.map { output in
-                    guard let folder = command.outputDir, !output.hasPrefix("/") else { return output }
-                    return folder + "/" + output
-                },
-            ]
-            for case let path? in paths {
-                if let reason = PrivateFiles.makeParents(of: path) {
-                    throw CommandFailure(.writeError, "--create-dirs could not make the folders of \(path): \(reason)")
-                }
-            }
-        }
-        // Streamed, cached and durable runs all write -o and -O: checked before any of them sends.
+        // Streamed, cached and durable runs all write -o, -O and -D: checked before any of them sends.
         let destination = try BodyDestination(
-            output: command.output, remoteName: command.remoteName, remoteHeaderName: command.remoteHeaderName, url: url, folder: command.outputDir
+            output: command.output, remoteName: command.remoteName, remoteHeaderName: command.remoteHeaderName, url: url, folder: command.outputDir,
+            createsFolders: command.createDirs
         )
+        if let dumpHeader = command.dumpHeader, dumpHeader != "-" { try PathCheck.writableFile(dumpHeader, option: "-D", allowsDevice: true) }
         var configuration = try command.client.configuration()
         try command.authentication.apply(to: &configuration, url: url, netrc: command.netrc)
 

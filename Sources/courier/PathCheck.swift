@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 #if canImport(Glibc)
@@ -125,6 +126,21 @@ enum PathCheck {
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         try writableFolder(folder, option: option, named: "\(option) \(path): its folder \(folder)")
+    }
+
+    /// Writes `bytes` whole to `path`, a file checked with ``writableFile(_:option:allowsDevice:)``:
+    /// a device (`/dev/null`, a terminal) is written to as it is, a file replaced in one step,
+    /// for its owner alone (0600).
+    static func write(_ bytes: Data, to path: String, named name: String) throws(CommandFailure) {
+        do {
+            if isCharacterDevice(path) {
+                try bytes.write(to: URL(fileURLWithPath: path))
+            } else {
+                try PrivateFiles.replaceFile(path, with: bytes)
+            }
+        } catch {
+            throw CommandFailure(.writeError, "could not write \(name): \(error)")
+        }
     }
 
     /// A folder the command writes into (`download --dir`): one that exists and is writable.

@@ -36,8 +36,9 @@ import NIOSSL
 /// - `/multipart`: the parts of a `multipart/form-data` body, names, file names (`filename*` decoded),
 ///   types and contents.
 /// - `/idempotent[/...]?delay=S`: honours `Idempotency-Key` and counts each key in ``ledger``.
-/// - `/polite?key=&delay=&throttle_at=&retry_after=&spent_at=&reset=`: counts the requests of each
-///   key answered at once in ``traffic``, and answers `429` or a spent `RateLimit` when asked.
+/// - `/polite?key=&delay=&status=&throttle_at=&retry_after=&spent_at=&reset=`: counts the requests
+///   of each key answered at once in ``traffic``, and answers `429` or a spent `RateLimit` when
+///   asked.
 /// - `/content/NAME?gate=G`: the bytes published at NAME with ``publish(_:at:contentType:)``, held at
 ///   gate G when given; 404 when nothing is published there.
 /// - `/duplex?speak=N`: answers while the request body arrives, echoing each piece, or speaking

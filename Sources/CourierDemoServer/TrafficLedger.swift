@@ -61,7 +61,8 @@ extension TestServerRoutes {
     /// each after `S` seconds (default 0.05). The Nth request is answered `429` with
     /// `Retry-After: R` (default 2); the Mth says its quota is spent until `T` seconds from now,
     /// with `RateLimit-Policy: "default";q=1000;w=60` and `RateLimit: "default";r=0;t=T`
-    /// (default 2). Others are `200` with the count of requests answered at once.
+    /// (default 2). Others are `200`, or the status `status=S` names, with the count of
+    /// requests answered at once.
     static func polite(_ request: TestRequest) -> TestResponse {
         let key = request.queryValue("key") ?? ""
         guard let delay = self.seconds(request.queryValue("delay"), default: 0.05, maximum: 10) else {
@@ -77,6 +78,10 @@ extension TestServerRoutes {
             return response
         }
         var response = TestResponse.json(.object([("at_once", .int(Int64(atOnce))), ("order", .int(Int64(order)))]))
+        if let code = request.queryValue("status").flatMap(Int.init) {
+            guard (200...599).contains(code) else { return .error(.badRequest, "invalid status") }
+            response.status = HTTPResponseStatus(statusCode: code)
+        }
         if let spent = request.queryValue("spent_at").flatMap(Int.init), order == spent {
             response.headers.add(name: "RateLimit-Policy", value: "\"default\";q=1000;w=60")
             response.headers.add(name: "RateLimit", value: "\"default\";r=0;t=\(request.queryValue("reset") ?? "2")")

@@ -58,19 +58,17 @@ extension CourierClient {
             prepareHop(&outgoing)
             let message = tracing?.startMessage(&outgoing, resend: sent)
             sent += 1
-            let origin: String
-            let permit: OriginPermit?
+            let admitted: Admitted
             do {
-                (origin, permit) = try await admit(&outgoing, deadline: deadline)
+                admitted = try await admit(&outgoing, deadline: deadline)
             } catch {
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 throw error
             }
-            let start = ContinuousClock.now
             let hop: Hop<Result>
             var headArrived = false
             do {
-                hop = try await stream(outgoing, deadline: deadline) { streamed -> Hop<Result> in
+                hop = try await stream(outgoing, admission: admitted.admission, deadline: deadline) { streamed -> Hop<Result> in
                     headArrived = true
                     let status = streamed.head.status
                     let location = streamed.head.headers["Location"]
@@ -94,8 +92,7 @@ extension CourierClient {
                     }
                 }
             } catch {
-                permit?.release()
-                scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .init(failure: error)))
+                admitted.end(.init(failure: error))
                 if let message { RequestTracing.end(message, status: nil, error: error) }
                 if !headArrived, !replayed, current.mayBeReplayed, let failure = error as? CourierError,
                     failure.kind == .connectionFailed, failure.requestMayHaveBeenSent, !failure.responseStarted, !Task.isCancelled
@@ -105,8 +102,7 @@ extension CourierClient {
                 }
                 throw error
             }
-            permit?.release()
-            scheduler.release(host: origin, sample: .init(latency: .now - start, outcome: .response(status: hop.status)))
+            admitted.end(.response(status: hop.status))
             if let message { RequestTracing.end(message, status: hop.status) }
             switch hop {
             case .delivered(let result, _):
@@ -118,15 +114,18 @@ extension CourierClient {
         }
     }
 
-    /// Calls the transport's ``Transport/stream(_:deadline:body:)``; the client's own transport
-    /// is called directly, which lets the compiler specialize it for the loop's result.
+    /// Calls the transport's ``Transport/stream(_:deadline:body:)`` once `admission` holds its
+    /// slot. The client's own transport is called directly, which lets the compiler specialize
+    /// it for the loop's result, and is handed the start of the exchange (see ``Admission``):
+    /// it waits for the slot itself.
     nonisolated(nonsending) private func stream<Result: Sendable>(
-        _ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?,
+        _ request: CourierHTTPRequest, admission: Admission, deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         if let routing = transport as? RoutingTransport {
-            return try await routing.stream(request, deadline: deadline, body: body)
+            return try await routing.stream(request, deadline: deadline, admission: admission, body: body)
         }
+        try await admission.wait()
         return try await transport.stream(request, deadline: deadline, body: body)
     }
 
@@ -141,39 +140,70 @@ extension CourierClient {
         return try await hops(request) { response in try await (consume response).collected(upTo: limit) }
     }
 
-    /// Checks a request's method and headers for the wire, then waits for its scheduler slot
-    /// and, with a shared ``ClientConfiguration/originBudget``, for the budget's permit, no
-    /// later than `deadline`; returns the origin the slot was taken for, which the request keeps
-    /// for the transport, and the permit.
+    /// A hop's admission, with what else it holds until the hop ends.
+    struct Admitted {
+        let admission: Admission
+        /// The shared origin budget's permit, with ``ClientConfiguration/originBudget``.
+        let permit: OriginPermit?
+        /// The timer that withdraws the admission at the deadline while it waits.
+        let expiry: Task<Void, Never>?
+
+        /// The hop has ended, as `outcome` says: the slot and the permit go back.
+        func end(_ outcome: AdaptiveLimit.Outcome) {
+            expiry?.cancel()
+            permit?.release()
+            admission.end(outcome)
+        }
+    }
+
+    /// Checks a request's method and headers for the wire and puts it in line for its
+    /// scheduler slot, no later than `deadline`. The request keeps the origin the slot is for,
+    /// for the transport.
+    ///
+    /// Under a shared ``ClientConfiguration/originBudget``, the request waits here for the slot
+    /// and then for the budget's permit; otherwise the admission may still be waiting, and
+    /// ``stream(_:admission:deadline:body:)`` sees to the wait.
     nonisolated(nonsending) func admit(
         _ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil
-    ) async throws -> (origin: String, permit: OriginPermit?) {
+    ) async throws -> Admitted {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
         let origin = request.rememberOrigin()
-        do {
-            try await scheduler.acquire(host: origin, priority: request.priority, request: request.id, deadline: deadline)
-        } catch is Scheduler.WaitExpired {
-            throw Self.waitedTooLong(for: "a free slot (ClientConfiguration.limits)", request: request)
+        let admission = scheduler.admit(host: origin, priority: request.priority, request: request.id)
+        var expiry: Task<Void, Never>?
+        if admission.arrivedWaiting, let deadline {
+            let url = request.url
+            let timeout = request.timeout
+            expiry = scheduler.expire(admission, at: deadline) {
+                Self.waitedTooLong(for: "a free slot (ClientConfiguration.limits)", url: url, timeout: timeout)
+            }
         }
-        guard let budget = configuration.originBudget else { return (origin, nil) }
+        guard let budget = configuration.originBudget else { return Admitted(admission: admission, permit: nil, expiry: expiry) }
         do {
-            return (origin, try await budget.permit(for: origin, until: deadline))
+            try await admission.wait()
         } catch {
-            scheduler.release(host: origin, sample: .init(latency: .zero, outcome: .inconclusive))
+            expiry?.cancel()
+            admission.end(.inconclusive)
+            throw error
+        }
+        expiry?.cancel()
+        do {
+            return Admitted(admission: admission, permit: try await budget.permit(for: origin, until: deadline), expiry: nil)
+        } catch {
+            admission.end(.inconclusive)
             if let deadline, ContinuousClock.now >= deadline, !(error is CancellationError) {
-                throw Self.waitedTooLong(for: "the shared origin budget (ClientConfiguration.originBudget)", request: request)
+                throw Self.waitedTooLong(for: "the shared origin budget (ClientConfiguration.originBudget)", url: request.url, timeout: request.timeout)
             }
             throw error
         }
     }
 
     /// The timeout of a request that waited for `what` past its deadline; nothing was sent.
-    private static func waitedTooLong(for what: String, request: CourierHTTPRequest) -> CourierError {
+    private static func waitedTooLong(for what: String, url: URL, timeout: Duration?) -> CourierError {
         var error = CourierError(
             .timeout,
-            "The request waited for \(what) past its total timeout\(request.timeout.map { " of \($0)" } ?? ""); raise the limits or the timeout.",
-            url: request.url
+            "The request waited for \(what) past its total timeout\(timeout.map { " of \($0)" } ?? ""); raise the limits or the timeout.",
+            url: url
         )
         error.requestMayHaveBeenSent = false
         return error

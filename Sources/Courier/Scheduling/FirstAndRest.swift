@@ -40,3 +40,4 @@ struct FirstAndRest<Element>: Sequence, ExpressibleByArrayLiteral {
 }
 
 extension FirstAndRest: Equatable where Element: Equatable {}
+extension FirstAndRest: Sendable where Element: Sendable {}

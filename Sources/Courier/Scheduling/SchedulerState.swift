@@ -60,6 +60,9 @@ struct SchedulerState {
     /// How many tickets wait.
     var waitingCount: Int { live.count }
 
+    /// Whether the per-host limits adapt, and so need ``finish(host:sample:)``'s samples.
+    var adapts: Bool { freshLimit != nil }
+
     /// The waiting tickets in the order they would start if every host had room; O(n log n),
     /// for tests and diagnostics.
     var waiting: [Ticket] { live.values.sorted { $0.precedes($1) } }

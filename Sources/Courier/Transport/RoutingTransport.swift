@@ -45,14 +45,27 @@ final class RoutingTransport: Transport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
+        try await stream(request, deadline: deadline, admission: nil, body: body)
+    }
+
+    /// Sends `request` once `admission`, if any, holds its scheduler slot: AsyncHTTPClient's
+    /// road is handed the admission and starts the exchange itself when the slot is granted;
+    /// Courier's own connections wait for it first.
+    nonisolated(nonsending) func stream<Result: Sendable>(
+        _ request: CourierHTTPRequest,
+        deadline: ContinuousClock.Instant?,
+        admission: Admission?,
+        body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
+    ) async throws -> Result {
         switch try route(for: request) {
         case .channels(let settings, let configuration, let proxySettings):
+            try await admission?.wait()
             return try await secured.stream(
                 request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline, body: body
             )
         case .standard(let settings, let tls):
             do {
-                return try await standard.stream(request, deadline: deadline, tls: tls, body: body)
+                return try await standard.stream(request, deadline: deadline, tls: tls, admission: admission, body: body)
             } catch let error as CourierError where error.kind == .tls {
                 throw await explain(error, request: request, settings: settings)
             }

@@ -25,8 +25,37 @@ final class CountingTransport: Transport {
     func shutdown() async throws { try await inner.shutdown() }
 }
 
+/// How a request reaches the network once it has its slot.
+enum SchedulingRoad: String, CaseIterable, CustomTestStringConvertible {
+    /// A transport of the caller's: the request waits for its slot, then calls it.
+    case customTransport
+    /// The client's own: the transport is handed the start of the exchange, which the release
+    /// of a slot runs.
+    case ownTransport
+
+    var testDescription: String { rawValue }
+}
+
 @Suite("Scheduler against the in-process server")
 struct SchedulerIntegrationTests {
+    /// A client with these limits on `road`; on the client's own transport, no transport counts
+    /// exchanges (count them at the server, with `/polite`).
+    static func withScheduledClient<T>(
+        on road: SchedulingRoad, global: Int = 64, perHost: Int, adaptive: AdaptiveConcurrency? = nil,
+        _ body: (CourierClient) async throws -> T
+    ) async throws -> T {
+        switch road {
+        case .customTransport:
+            return try await withScheduledClient(global: global, perHost: perHost, adaptive: adaptive) { client, _ in try await body(client) }
+        case .ownTransport:
+            var configuration = ClientConfiguration()
+            configuration.limits.maximumConcurrentRequests = global
+            configuration.limits.maximumConcurrentRequestsPerHost = perHost
+            configuration.limits.adaptiveConcurrency = adaptive
+            return try await CourierClient.withClient(configuration: configuration, body)
+        }
+    }
+
     static func withScheduledClient<T>(
         global: Int = 64, perHost: Int, adaptive: AdaptiveConcurrency? = nil,
         _ body: (CourierClient, CountingTransport) async throws -> T
@@ -72,9 +101,9 @@ struct SchedulerIntegrationTests {
         }
     }
 
-    @Test func higherPriorityStartsFirstAndPriorityCanChangeWhileWaiting() async throws {
+    @Test(arguments: SchedulingRoad.allCases) func higherPriorityStartsFirstAndPriorityCanChangeWhileWaiting(road: SchedulingRoad) async throws {
         try await withServer { server in
-            try await Self.withScheduledClient(perHost: 1) { client, _ in
+            try await Self.withScheduledClient(on: road, perHost: 1) { client in
                 // The blocker holds the only slot until the test cancels it, however slow the
                 // machine is.
                 let blocker = client.start(CourierRequest<Data>(path: server.url("/gate/held").absoluteString))
@@ -96,9 +125,9 @@ struct SchedulerIntegrationTests {
         }
     }
 
-    @Test func cancellingAWaitingRequestRemovesItAtOnce() async throws {
+    @Test(arguments: SchedulingRoad.allCases) func cancellingAWaitingRequestRemovesItAtOnce(road: SchedulingRoad) async throws {
         try await withServer { server in
-            try await Self.withScheduledClient(perHost: 1) { client, _ in
+            try await Self.withScheduledClient(on: road, perHost: 1) { client in
                 let blocker = client.start(CourierRequest<Data>(path: server.url("/gate/held").absoluteString))
                 #expect(await eventually { client.activity.inFlight == 1 })
                 let waiting = client.start(CourierRequest<Data>(path: server.url("/anything/never").absoluteString))
@@ -137,9 +166,9 @@ struct SchedulerIntegrationTests {
         }
     }
 
-    @Test func activityUpdatesFollowTheRequests() async throws {
+    @Test(arguments: SchedulingRoad.allCases) func activityUpdatesFollowTheRequests(road: SchedulingRoad) async throws {
         try await withServer { server in
-            try await Self.withScheduledClient(perHost: 1) { client, _ in
+            try await Self.withScheduledClient(on: road, perHost: 1) { client in
                 let updates = client.activityUpdates()
                 let collector = Task {
                     var seen: [Activity] = []

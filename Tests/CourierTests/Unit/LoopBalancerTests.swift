@@ -41,6 +41,22 @@ struct LoopBalancerTests {
         #expect(balancer.acquire(origin) == (home, true))
     }
 
+    @Test func aRequestStartedOnAChosenLoopIsCountedThereAndBalancedAgainst() {
+        let balancer = LoopBalancer(loopCount: 2)
+        let home = balancer.home(of: origin)
+        let away = 1 - home
+        // Two requests started where slots freed, both away from home.
+        balancer.acquire(origin, on: away)
+        balancer.acquire(origin, on: away)
+        #expect(balancer.load(of: origin)[away] == 2)
+        // The balancer's own choice then goes home, the loop with fewer in flight.
+        #expect(balancer.acquire(origin) == (home, true))
+        balancer.release(origin, loop: away)
+        balancer.release(origin, loop: away)
+        balancer.release(origin, loop: home)
+        #expect(balancer.load(of: origin) == [0, 0])
+    }
+
     @Test func idleOriginsAreKeptUpToTheBoundAndForgottenPastIt() {
         let balancer = LoopBalancer(loopCount: 2)
         let count = LoopBalancer.idleOriginsKept + 40

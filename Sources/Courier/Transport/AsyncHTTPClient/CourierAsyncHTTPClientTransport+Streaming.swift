@@ -15,17 +15,22 @@ extension CourierAsyncHTTPClientTransport {
 
     /// Sends `request` and hands its response to `body` once its head arrived; with `tls`, on
     /// connections of that TLS configuration (a pool of their own), else of the transport's.
+    /// With an `admission`, the exchange starts once it holds its scheduler slot: a collected
+    /// response's exchange is handed the admission (see ``send(_:deadline:tls:admission:)``),
+    /// a streamed one waits for it here, and the slot stays taken while its body is read.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
         deadline: ContinuousClock.Instant?,
         tls: TLSConfiguration?,
+        admission: Admission? = nil,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         if request.collectsResponseBody {
             // The client reads the body whole: the collecting delegate does it on the loop,
             // with one wake-up of the caller for the whole response.
-            return try await body(StreamedResponse(whole: try await send(request, deadline: deadline, tls: tls)))
+            return try await body(StreamedResponse(whole: try await send(request, deadline: deadline, tls: tls, admission: admission)))
         }
+        try await admission?.wait()
         let start = ContinuousClock.now
         let applied = try configuration.applying(request.connection, to: request.url)
         let numbered = relay.open(request, streamsResponse: true)

@@ -91,9 +91,13 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     }
 
     /// Sends `request` and collects its response; with `tls`, on connections of that TLS
-    /// configuration (a pool of their own), else of the transport's.
-    func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?) async throws -> CourierResponse {
-        let start = ContinuousClock.now
+    /// configuration (a pool of their own), else of the transport's. With an `admission`, the
+    /// exchange starts once it holds its scheduler slot, and gives it back as soon as the
+    /// response is complete (see ``exchange(_:delegate:to:through:deadline:watch:regions:admission:status:)``).
+    func send(
+        _ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?, admission: Admission? = nil
+    ) async throws -> CourierResponse {
+        let now = ContinuousClock.now
         let applied = try configuration.applying(request.connection, to: request.url)
         let numbered = relay.open(request, streamsResponse: false)
         // The exchange is closed once: with its trailers read on success, here otherwise.
@@ -109,15 +113,18 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
             regions: regions, watch: watch
         )
-        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
+        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - now).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
-        let route = pool.route(to: request)
-        defer { pool.release(route) }
         let collected: CollectedResponse
+        // When the exchange started, once it held its slot.
+        var start = now
         do {
-            collected = try await exchange(
-                ahcRequest, delegate: delegate, route: route, deadline: nioDeadline, watch: watch, regions: regions
+            (collected, start) = try await exchange(
+                ahcRequest, delegate: delegate, to: request.origin, through: pool, deadline: nioDeadline, watch: watch, regions: regions,
+                admission: admission, status: { Int($0.head.status.code) }
             )
+        } catch let refused as Admission.Refused {
+            throw refused.reason
         } catch let error as HTTPClientError where error == .requestStreamCancelled && delegate.earlyResponse != nil {
             // A 3xx-or-later response that ended before the request body did (a redirect or a
             // rejection sent as soon as the body was read) is a response, not a failure.

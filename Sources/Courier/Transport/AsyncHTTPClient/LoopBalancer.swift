@@ -51,7 +51,19 @@ struct LoopBalancer: Sendable {
         }
     }
 
-    /// A request to `origin` that ``acquire(_:)`` sent to `loop` has ended.
+    /// Counts a request to `origin` in flight on `loop`, chosen by the caller, until
+    /// ``release(_:loop:)``.
+    func acquire(_ origin: String, on loop: Int) {
+        let loopCount = self.loopCount
+        inFlight.withLockedValue { table in
+            var counts = table.removeValue(forKey: origin) ?? Array(repeating: 0, count: loopCount)
+            counts[loop] += 1
+            table[origin] = counts
+        }
+    }
+
+    /// A request to `origin` that ``acquire(_:)`` or ``acquire(_:on:)`` sent to `loop` has
+    /// ended.
     func release(_ origin: String, loop: Int) {
         inFlight.withLockedValue { table in
             guard var counts = table.removeValue(forKey: origin) else { return }

@@ -64,10 +64,14 @@ final class LoopClients: Sendable {
     /// Where `request`, sent from the current thread, goes. Pass it to ``release(_:)`` once
     /// the request has ended.
     func route(to request: CourierHTTPRequest) -> Route {
+        callerRoute() ?? sharedRoute(to: request.origin)
+    }
+
+    /// The route of a caller that runs on one of the loops: the instance whose only loop is
+    /// its own. `nil` for a caller elsewhere, whose route is ``sharedRoute(to:)``.
+    func callerRoute() -> Route? {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else {
-            let origin = request.origin
-            let (index, wasIdle) = balancer.acquire(origin)
-            return Route(client: shared, loop: loops[index], balanced: (origin, index), startsOnLoop: wasIdle)
+            return nil
         }
         let key = ObjectIdentifier(current)
         let client = perLoop.withLockedValue { state -> HTTPClient in
@@ -79,6 +83,19 @@ final class LoopClients: Sendable {
             return client
         }
         return Route(client: client, loop: current, balanced: nil, startsOnLoop: true)
+    }
+
+    /// The route, on the shared instance, of a request to `origin` from a caller off the
+    /// loops that starts now: on the current thread's loop when it is one of them (a request
+    /// started where the exchange before it ended, on the connection that exchange freed),
+    /// else on the loop ``LoopBalancer`` chooses.
+    func sharedRoute(to origin: String) -> Route {
+        if let current = MultiThreadedEventLoopGroup.currentEventLoop, let index = loops.firstIndex(where: { $0 === current }) {
+            balancer.acquire(origin, on: index)
+            return Route(client: shared, loop: current, balanced: (origin, index), startsOnLoop: true)
+        }
+        let (index, wasIdle) = balancer.acquire(origin)
+        return Route(client: shared, loop: loops[index], balanced: (origin, index), startsOnLoop: wasIdle)
     }
 
     /// The request sent along `route` has ended.

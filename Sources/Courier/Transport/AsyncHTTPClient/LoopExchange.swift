@@ -3,44 +3,78 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 extension CourierAsyncHTTPClientTransport {
-    /// Sends `request` along `route` and waits for what `delegate` makes of the response.
+    /// Sends `request` to `origin` through `pool` and waits for what `delegate` makes of the
+    /// response; `status` reads a response's status code. Returns the response and when the
+    /// exchange started.
+    ///
+    /// With an `admission`, the exchange starts when it holds its scheduler slot (see
+    /// ``Admission``), and gives the slot back as soon as its response is complete, on the loop
+    /// that read it: a request waiting for the slot then starts on that loop, on the connection
+    /// just freed, without waking a task first. A failure leaves the slot to the caller, which
+    /// knows what the failure means.
     ///
     /// When the route says so, the request is handed to AsyncHTTPClient on the route's loop,
-    /// in one hop if the caller runs elsewhere. Started there, everything AsyncHTTPClient does
-    /// to start it (the task's callbacks, the pool's idle timer, the first write) happens on
-    /// the thread that owns the connection, instead of each waking that thread from outside.
+    /// in one hop if it starts elsewhere. Started there, everything AsyncHTTPClient does to
+    /// start it (the task's callbacks, the pool's idle timer, the first write) happens on the
+    /// thread that owns the connection, instead of each waking that thread from outside.
     func exchange<Delegate: HTTPClientResponseDelegate>(
-        _ request: HTTPClient.Request, delegate: Delegate, route: LoopClients.Route,
-        deadline: NIODeadline?, watch: ReadWatchdog.Watch?, regions: SentRegions?
-    ) async throws -> Delegate.Response where Delegate: Sendable, Delegate.Response: Sendable {
+        _ request: HTTPClient.Request, delegate: Delegate, to origin: String, through pool: LoopClients,
+        deadline: NIODeadline?, watch: ReadWatchdog.Watch?, regions: SentRegions?,
+        admission: Admission?, status: @escaping @Sendable (Delegate.Response) -> Int
+    ) async throws -> (response: Delegate.Response, started: ContinuousClock.Instant) where Delegate: Sendable, Delegate.Response: Sendable {
         let slot = CancelSlot<HTTPClient.Task<Delegate.Response>>()
         let logger = self.logger
-        let watchdog = watchdogs.on(route.loop)
+        let watchdogs = self.watchdogs
+        // A caller on one of the loops keeps its loop's own instance wherever it starts.
+        let callerRoute = pool.callerRoute()
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
-                let start: @Sendable () -> Void = {
+                @Sendable func send(along route: LoopClients.Route) {
+                    let started = ContinuousClock.now
                     let task = route.client.execute(
                         request: request, delegate: delegate, eventLoop: route.preference,
                         deadline: deadline, logger: logger
                     )
+                    let watchdog = watchdogs.on(route.loop)
                     if let watch {
                         watchdog.start(watch) { task.fail(reason: HTTPClientError.readTimeout) }
                     }
                     task.futureResult.whenComplete { result in
                         if let watch { watchdog.end(watch) }
                         regions?.close()
-                        continuation.resume(with: result)
+                        pool.release(route)
+                        continuation.resume(with: result.map { ($0, started) })
+                        guard let admission, case .success(let response) = result else { return }
+                        // AsyncHTTPClient calls this from inside the read that completed the
+                        // response, and has already put its connection back in its pool: the
+                        // slot goes back now, and the request granted it starts once this turn
+                        // of the loop is done with that read.
+                        let starts = admission.scheduler.release(admission, outcome: .response(status: status(response)))
+                        if !starts.isEmpty {
+                            route.loop.execute { for start in starts { start(nil) } }
+                        }
                     }
                     slot.fill(task)
                 }
-                if route.startsOnLoop, !route.loop.inEventLoop {
-                    route.loop.execute(start)
-                } else {
-                    start()
+                /// Starts the exchange on the route it takes now: here, or on its loop.
+                @Sendable func begin() {
+                    let route = callerRoute ?? pool.sharedRoute(to: origin)
+                    if route.startsOnLoop, !route.loop.inEventLoop {
+                        route.loop.execute { send(along: route) }
+                    } else {
+                        send(along: route)
+                    }
+                }
+                guard let admission, admission.arrivedWaiting else { return begin() }
+                // Run here, or where the slot it waits for is freed.
+                admission.start { refusal in
+                    guard let refusal else { return begin() }
+                    continuation.resume(throwing: Admission.Refused(reason: refusal))
                 }
             }
         } onCancel: {
             slot.cancel()
+            admission?.withdraw(with: CancellationError())
         }
     }
 }

@@ -1,0 +1,123 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// The client's own transport is handed each exchange's start and gives the slot back the
+/// moment a collected response is complete, on the event loop: the limits, the adaptive
+/// samples and the slots must come out as they do when a request waits for its slot first.
+@Suite("Slots on the client's own transport")
+struct AdmissionIntegrationTests {
+    /// Sends `count` requests at once to `/polite?QUERY&i=N` and returns the statuses.
+    static func burst(_ client: CourierClient, _ server: TestServer, _ query: String, count: Int) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let path = server.url("/polite?\(query)&i=\(index)").absoluteString
+                    do {
+                        return try await client.response(for: CourierRequest<Data>(path: path)).status
+                    } catch let error as CourierError where error.kind == .validationFailed {
+                        return error.response?.status ?? 0
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test func theServerNeverSeesMoreThanThePerHostOrTheGlobalLimit() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 3) { client in
+                let statuses = try await Self.burst(client, server, "key=host&delay=0.1", count: 12)
+                #expect(statuses == Array(repeating: 200, count: 12))
+                #expect(server.traffic.summary(for: "host").mostAtOnce == 3)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+            }
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, global: 2, perHost: 8) { client in
+                let statuses = try await Self.burst(client, server, "key=global&delay=0.1", count: 8)
+                #expect(statuses == Array(repeating: 200, count: 8))
+                #expect(server.traffic.summary(for: "global").mostAtOnce == 2)
+            }
+        }
+    }
+
+    @Test func aWaitingRequestTakesTheConnectionTheRequestBeforeItFreed() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 1) { client in
+                let statuses = try await Self.burst(client, server, "key=one&delay=0", count: 6)
+                #expect(statuses == Array(repeating: 200, count: 6))
+                // Each waiting request was started once the connection of the one before it was
+                // idle again: one connection served them all, though eight were allowed.
+                #expect(server.acceptedConnections == 1)
+                #expect(server.traffic.summary(for: "one").mostAtOnce == 1)
+            }
+        }
+    }
+
+    @Test func adaptiveSamplesAreTakenWhereTheSlotIsGivenBack() async throws {
+        try await withServer { server in
+            let adaptive = AdaptiveConcurrency(initialLimit: 4, minimumLimit: 1)
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 4, adaptive: adaptive) { client in
+                // Three 503s take the limit from 4 to 1; the rest keep it there.
+                let first = try await Self.burst(client, server, "key=first&status=503&delay=0.02", count: 12)
+                #expect(first == Array(repeating: 503, count: 12))
+                #expect(server.traffic.summary(for: "first").mostAtOnce <= 4)
+                let second = try await Self.burst(client, server, "key=second&status=503&delay=0.02", count: 12)
+                #expect(second == Array(repeating: 503, count: 12))
+                #expect(server.traffic.summary(for: "second").mostAtOnce == 1)
+            }
+        }
+    }
+
+    @Test func exchangesThatFailGiveTheirSlotsBack() async throws {
+        let refusing = try ReservedPort()
+        try await withServer { server in
+            var configuration = ClientConfiguration()
+            configuration.limits.maximumConcurrentRequestsPerHost = 1
+            configuration.retryPolicy = .none
+            try await CourierClient.withClient(configuration: configuration) { client in
+                let kinds = try await withThrowingTaskGroup(of: CourierError.Kind?.self) { group in
+                    for index in 0..<4 {
+                        group.addTask {
+                            await courierError { _ = try await client.send(CourierRequest<Data>(path: refusing.url("/?i=\(index)").absoluteString)) }?.kind
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(kinds == Array(repeating: .connectionFailed, count: 4))
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+                // A response that breaks off after its head fails once the exchange has started.
+                server.openGate("open")
+                let broken = await courierError { _ = try await client.send(CourierRequest<Data>(path: server.url("/gate/open?drop=1").absoluteString)) }
+                #expect(broken?.kind == .connectionFailed)
+                let body = try await client.send(CourierRequest<Data>(path: server.url("/get").absoluteString))
+                #expect(!body.isEmpty)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+            }
+        }
+    }
+
+    @Test func aStreamedResponseHoldsItsSlotUntilItsBodyIsRead() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 1) { client in
+                let reading = Task {
+                    try await client.stream(CourierRequest<Data>(path: server.url("/gate/streamed").absoluteString)) { response in
+                        try await response.body.collect(upTo: 1 << 20).count
+                    }
+                }
+                #expect(await eventually { server.requestsWaiting(atGate: "streamed") == 1 })
+                let waiting = Task {
+                    try await client.stream(CourierRequest<Data>(path: server.url("/get?after=1").absoluteString)) { response in
+                        try await response.body.collect(upTo: 1 << 20).count
+                    }
+                }
+                #expect(await eventually { client.activity == Activity(waiting: 1, inFlight: 1) })
+                #expect(!server.receivedRequests.contains { $0.uri.contains("after") })
+                server.openGate("streamed")
+                let (first, second) = (try await reading.value, try await waiting.value)
+                #expect(first > 0 && second > 0)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import Courier
 import CourierTesting
 import Foundation
+import NIOPosix
 import Testing
 
 /// The client's own transport is handed each exchange's start and gives the slot back the
@@ -50,6 +51,26 @@ struct AdmissionIntegrationTests {
                 // idle again: one connection served them all, though eight were allowed.
                 #expect(server.acceptedConnections == 1)
                 #expect(server.traffic.summary(for: "one").mostAtOnce == 1)
+            }
+        }
+    }
+
+    @Test func callersOnTheEventLoopsWaitForTheirSlotsAndResumeOnTheirLoops() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 2) { client in
+                let resumedOnLoop = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<8 {
+                        group.addTask(executorPreference: client.makeTaskExecutor()) {
+                            let path = server.url("/polite?key=loops&delay=0.05&i=\(index)").absoluteString
+                            _ = try await client.send(CourierRequest<Data>(path: path))
+                            return MultiThreadedEventLoopGroup.currentEventLoop != nil
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(resumedOnLoop == Array(repeating: true, count: 8))
+                #expect(server.traffic.summary(for: "loops").mostAtOnce == 2)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
             }
         }
     }

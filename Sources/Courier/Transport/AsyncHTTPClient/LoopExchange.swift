@@ -11,7 +11,10 @@ extension CourierAsyncHTTPClientTransport {
     /// ``Admission``), and gives the slot back as soon as its response is complete, on the loop
     /// that read it: a request waiting for the slot then starts on that loop, on the connection
     /// just freed, without waking a task first. A failure leaves the slot to the caller, which
-    /// knows what the failure means.
+    /// knows what the failure means. A caller that runs on one of the loops (see
+    /// ``CourierClient/makeTaskExecutor()``) waits for its slot instead, and gives it back
+    /// itself: its task resumes on its own loop, where its exchange starts and its response
+    /// arrives, so handing the start over would only add a hop.
     ///
     /// When the route says so, the request is handed to AsyncHTTPClient on the route's loop,
     /// in one hop if it starts elsewhere. Started there, everything AsyncHTTPClient does to
@@ -25,8 +28,15 @@ extension CourierAsyncHTTPClientTransport {
         let slot = CancelSlot<HTTPClient.Task<Delegate.Response>>()
         let logger = self.logger
         let watchdogs = self.watchdogs
-        // A caller on one of the loops keeps its loop's own instance wherever it starts.
+        // A caller on one of the loops keeps its loop's own instance. It waits for its slot
+        // here: its task resumes on its own loop, which is where its exchange starts.
         let callerRoute = pool.callerRoute()
+        // The admission the start is handed to while it waits, if any.
+        var handedOver = admission
+        if callerRoute != nil, let admission {
+            do { try await admission.wait() } catch { throw Admission.Refused(reason: error) }
+            handedOver = nil
+        }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 @Sendable func send(along route: LoopClients.Route) {
@@ -44,7 +54,9 @@ extension CourierAsyncHTTPClientTransport {
                         regions?.close()
                         pool.release(route)
                         continuation.resume(with: result.map { ($0, started) })
-                        guard let admission, case .success(let response) = result else { return }
+                        // A caller on this loop runs next on this thread and gives the slot
+                        // back itself.
+                        guard callerRoute == nil, let admission, case .success(let response) = result else { return }
                         // AsyncHTTPClient calls this from inside the read that completed the
                         // response, and has already put its connection back in its pool: the
                         // slot goes back now, and the request granted it starts once this turn
@@ -65,9 +77,9 @@ extension CourierAsyncHTTPClientTransport {
                         send(along: route)
                     }
                 }
-                guard let admission, admission.arrivedWaiting else { return begin() }
+                guard let handedOver, handedOver.arrivedWaiting else { return begin() }
                 // Run here, or where the slot it waits for is freed.
-                admission.start { refusal in
+                handedOver.start { refusal in
                     guard let refusal else { return begin() }
                     continuation.resume(throwing: Admission.Refused(reason: refusal))
                 }

@@ -28,6 +28,7 @@ struct SmallGetBenchmark {
         case courier = "Courier (tuned: one URL, coalescing and decompression off, connections = concurrency)"
         case courierBatch = "Courier (tuned, one Batch of all requests)"
         case transportOnly = "Courier transport alone"
+        case transportOnLoop = "Courier transport alone, on makeTaskExecutor()"
         case urlSession = "URLSession"
         case urlSessionDelegate = "URLSession through a data delegate (extra)"
         case courierURLSession = "Courier on CourierURLSessionTransport (default configuration)"
@@ -198,15 +199,18 @@ struct SmallGetBenchmark {
                 precondition(status == 200 && body.count == 100)
             }
         #endif
-        case .transportOnly:
+        case .transportOnly, .transportOnLoop:
             // Courier's transport without the client around it: what the pipeline adds is the
-            // difference between this and "Courier".
+            // difference between this and "Courier". On makeTaskExecutor(), the difference
+            // between this and the EventLoopFuture API is what the transport adds to
+            // AsyncHTTPClient, and the difference from "on makeTaskExecutor()" the pipeline's.
+            let onLoop = contender == .transportOnLoop
             var settings = TransportConfiguration()
             settings.maximumConnectionsPerHost = concurrency
             settings.decompression = .disabled
             let transport = CourierAsyncHTTPClientTransport(configuration: settings)
             let request = CourierHTTPRequest(method: .get, url: url)
-            try await Self.inWorkers(concurrency, perWorker: perWorker) { _, _ in
+            try await Self.inWorkers(concurrency, perWorker: perWorker, executor: { onLoop ? courier.makeTaskExecutor() : nil }) { _, _ in
                 let response = try await transport.send(request, deadline: nil)
                 precondition(response.body.count == 100)
             }
@@ -336,6 +340,14 @@ struct SmallGetBenchmark {
         }
         if samples[.transportOnly] != nil {
             print("  Courier (tuned) / its transport alone, throughput: \(ratio(.courier, .transportOnly) { $0.requestsPerSecond })")
+        }
+        // The task executor's gap, split: what the transport adds to the raw client, and what
+        // the client's pipeline adds to its transport, both on the event loops.
+        if samples[.transportOnLoop] != nil, samples[.ahcFutures] != nil {
+            print("  Courier transport alone (on makeTaskExecutor()) / EventLoopFuture API, CPU: \(ratio(.transportOnLoop, .ahcFutures) { $0.cpuMicrosecondsPerRequest })")
+        }
+        if samples[.courierOnLoop] != nil, samples[.transportOnLoop] != nil {
+            print("  Courier (default, on makeTaskExecutor()) / its transport alone there, CPU: \(ratio(.courierOnLoop, .transportOnLoop) { $0.cpuMicrosecondsPerRequest })")
         }
     }
 }

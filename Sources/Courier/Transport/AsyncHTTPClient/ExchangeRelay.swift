@@ -35,6 +35,57 @@ final class ExchangeRelay: Sendable {
         let earlyEnd: EarlyEnd?
     }
 
+    /// What the value of ``fieldName`` in a request head says: the exchange's number, then a
+    /// letter for each flag (`s` a streamed body, `t` trailers, `r` a streamed response).
+    struct Marker: Equatable {
+        let number: UInt64
+        let streamsBody: Bool
+        let sendsTrailers: Bool
+        let streamsResponse: Bool
+
+        init(number: UInt64, streamsBody: Bool, sendsTrailers: Bool, streamsResponse: Bool) {
+            self.number = number
+            self.streamsBody = streamsBody
+            self.sendsTrailers = sendsTrailers
+            self.streamsResponse = streamsResponse
+        }
+
+        /// Reads `value` byte by byte (it is read for every request); `nil` when it does not
+        /// start with a number that fits in 64 bits.
+        init?(_ value: String) {
+            var number: UInt64 = 0
+            var hasNumber = false
+            var inFlags = false
+            var flags: (s: Bool, t: Bool, r: Bool) = (false, false, false)
+            for byte in value.utf8 {
+                if !inFlags, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    let (times10, overflow) = number.multipliedReportingOverflow(by: 10)
+                    let (sum, carry) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+                    guard !overflow, !carry else { return nil }
+                    number = sum
+                    hasNumber = true
+                    continue
+                }
+                // The number ends at its first other byte; what follows are the flags.
+                guard hasNumber else { return nil }
+                inFlags = true
+                switch byte {
+                case UInt8(ascii: "s"): flags.s = true
+                case UInt8(ascii: "t"): flags.t = true
+                case UInt8(ascii: "r"): flags.r = true
+                default: break
+                }
+            }
+            guard hasNumber else { return nil }
+            self.init(number: number, streamsBody: flags.s, sendsTrailers: flags.t, streamsResponse: flags.r)
+        }
+
+        /// The value of ``fieldName`` that says this.
+        var value: String {
+            String(number) + (streamsBody ? "s" : "") + (sendsTrailers ? "t" : "") + (streamsResponse ? "r" : "")
+        }
+    }
+
     private struct State {
         var last: UInt64 = 0
         /// The trailers waiting to be written (a request's) or read (a response's), by exchange.
@@ -65,8 +116,8 @@ final class ExchangeRelay: Sendable {
             if let earlyEnd { state.watched[state.last] = earlyEnd }
             return state.last
         }
-        let marker = String(number) + (streamsBody ? "s" : "") + (sendsTrailers ? "t" : "") + (streamsResponse ? "r" : "")
-        return Opened(number: number, marker: marker, earlyEnd: earlyEnd)
+        let marker = Marker(number: number, streamsBody: streamsBody, sendsTrailers: sendsTrailers, streamsResponse: streamsResponse)
+        return Opened(number: number, marker: marker.value, earlyEnd: earlyEnd)
     }
 
     /// The watch of exchange `number`, while it is open and its request or response body is

@@ -65,14 +65,12 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(var head):
             current = nil
             heldEnd = nil
-            if let marker = head.headers.first(name: ExchangeRelay.fieldName) {
+            if let value = head.headers.first(name: ExchangeRelay.fieldName) {
                 head.headers.remove(name: ExchangeRelay.fieldName)
-                let digits = marker.prefix { $0.isASCII && $0.isNumber }
-                let flags = marker.dropFirst(digits.count)
-                current = UInt64(digits).map { number in
+                current = ExchangeRelay.Marker(value).map { marker in
                     Current(
-                        number: number, streamsBody: flags.contains("s"), sendsTrailers: flags.contains("t"),
-                        keeper: flags.contains("r") ? relay.earlyEnd(of: number) : nil
+                        number: marker.number, streamsBody: marker.streamsBody, sendsTrailers: marker.sendsTrailers,
+                        keeper: marker.streamsResponse ? relay.earlyEnd(of: marker.number) : nil
                     )
                 }
             }

@@ -28,7 +28,7 @@ struct SmallGetBenchmark {
         case courier = "Courier (tuned: one URL, coalescing and decompression off, connections = concurrency)"
         case courierBatch = "Courier (tuned, one Batch of all requests)"
         case transportOnly = "Courier transport alone"
-        case transportOnLoop = "Courier transport alone, on makeTaskExecutor()"
+        case transportOnLoop = "Courier transport alone (on makeTaskExecutor())"
         case urlSession = "URLSession"
         case urlSessionDelegate = "URLSession through a data delegate (extra)"
         case courierURLSession = "Courier on CourierURLSessionTransport (default configuration)"

@@ -83,7 +83,13 @@ public struct CourierHTTPRequest: Sendable {
     package var collectsResponseBody = false
     /// When the whole call must have ended: set once, from ``timeout``, when the call starts, so
     /// that every attempt, wait, redirect and resume shares it; `nil` before, or for no limit.
-    package var callDeadline: ContinuousClock.Instant?
+    package var callDeadline: ContinuousClock.Instant? {
+        get { storedCallDeadline.instant }
+        set { storedCallDeadline = newValue.map(ClockReading.init) }
+    }
+    /// ``callDeadline``, kept in a form of known size, so that a request is copied without the
+    /// runtime's help (see ``ClockReading``).
+    private var storedCallDeadline: ClockReading?
     /// Whether the client writes the response body to a file (``CourierClient/download(_:to:options:)``):
     /// a transport may then carry the exchange as a download of its own.
     package var isFileDownload = false

@@ -177,17 +177,42 @@ public struct Timing: Sendable, Hashable {
     /// The wall-clock time at which the request started.
     public var startDate: Date
     /// The monotonic instant at which the request started.
-    public var start: ContinuousClock.Instant
+    public var start: ContinuousClock.Instant {
+        get { startReading.instant }
+        set { startReading = ClockReading(newValue) }
+    }
     /// When the response head arrived.
-    public var firstByte: ContinuousClock.Instant?
+    public var firstByte: ContinuousClock.Instant? {
+        get { firstByteReading.instant }
+        set { firstByteReading = newValue.map(ClockReading.init) }
+    }
     /// When the body was complete.
-    public var end: ContinuousClock.Instant?
+    public var end: ContinuousClock.Instant? {
+        get { endReading.instant }
+        set { endReading = newValue.map(ClockReading.init) }
+    }
+
+    // The instants, kept in a form of known size (see ClockReading): a response is made and
+    // copied on every request.
+    private var startReading: ClockReading
+    private var firstByteReading: ClockReading?
+    private var endReading: ClockReading?
 
     /// A timing that starts now.
     public init(startDate: Date = Date(), start: ContinuousClock.Instant = .now) {
-        self.startDate = startDate
-        self.start = start
+        self.init(startDate: startDate, start: ClockReading(start))
     }
+
+    /// A timing that started at `start`.
+    init(startDate: Date = Date(), start: ClockReading) {
+        self.startDate = startDate
+        self.startReading = start
+    }
+
+    /// Sets when the response head arrived, from a reading.
+    mutating func setFirstByte(_ reading: ClockReading) { firstByteReading = reading }
+    /// Sets when the body was complete, from a reading.
+    mutating func setEnd(_ reading: ClockReading) { endReading = reading }
 
     /// From start to the first byte of the response.
     public var timeToFirstByte: Duration? { firstByte.map { $0 - start } }

@@ -97,7 +97,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     func send(
         _ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?, admission: Admission? = nil
     ) async throws -> CourierResponse {
-        let now = ContinuousClock.now
+        let now = ClockReading.now
         let applied = try configuration.applying(request.connection, to: request.url)
         let numbered = relay.open(request, streamsResponse: false)
         // The exchange is closed once: with its trailers read on success, here otherwise.
@@ -113,7 +113,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
             regions: regions, watch: watch
         )
-        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - now).nanoseconds) }
+        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - now.instant).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
         let collected: CollectedResponse
         // When the exchange started, once it held its slot.
@@ -133,8 +133,8 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             throw mapped(error, url: request.url, timeout: request.timeout, proxy: applied.proxy, responseStarted: delegate.receivedHead)
         }
         var timing = Timing(start: start)
-        timing.firstByte = collected.firstByte
-        timing.end = .now
+        timing.setFirstByte(collected.firstByte)
+        timing.setEnd(.now)
         var response = CourierResponse(
             status: Int(collected.head.status.code),
             reasonPhrase: collected.head.status.reasonPhrase,
@@ -269,7 +269,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
 private struct CollectedResponse: Sendable {
     var head: HTTPResponseHead
     var body: ByteBuffer?
-    var firstByte: ContinuousClock.Instant
+    var firstByte: ClockReading
 }
 
 /// Collects a response body up to a limit.
@@ -286,7 +286,7 @@ private final class CollectingDelegate: SendReporting, @unchecked Sendable {
     private var head: HTTPResponseHead?
     /// Whether the response's head arrived; read once the request has ended.
     var receivedHead: Bool { head != nil }
-    private var firstByte: ContinuousClock.Instant = .now
+    private var firstByte = ClockReading.now
     private var body: ByteBuffer?
     private var decoder: ContentDecoder?
     let regions: SentRegions?

@@ -24,7 +24,7 @@ extension CourierAsyncHTTPClientTransport {
         _ request: HTTPClient.Request, delegate: Delegate, to origin: String, through pool: LoopClients,
         deadline: NIODeadline?, watch: ReadWatchdog.Watch?, regions: SentRegions?,
         admission: Admission?, status: @escaping @Sendable (Delegate.Response) -> Int
-    ) async throws -> (response: Delegate.Response, started: ContinuousClock.Instant) where Delegate: Sendable, Delegate.Response: Sendable {
+    ) async throws -> (response: Delegate.Response, started: ClockReading) where Delegate: Sendable, Delegate.Response: Sendable {
         let slot = CancelSlot<HTTPClient.Task<Delegate.Response>>()
         let logger = self.logger
         let watchdogs = self.watchdogs
@@ -40,7 +40,7 @@ extension CourierAsyncHTTPClientTransport {
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 @Sendable func send(along route: LoopClients.Route) {
-                    let started = ContinuousClock.now
+                    let started = ClockReading.now
                     let task = route.client.execute(
                         request: request, delegate: delegate, eventLoop: route.preference,
                         deadline: deadline, logger: logger

@@ -25,6 +25,9 @@ struct ClockReading: Hashable, Comparable, Sendable {
     var instant: ContinuousClock.Instant { Self.origin + offset }
 
     static func < (lhs: ClockReading, rhs: ClockReading) -> Bool { lhs.offset < rhs.offset }
+
+    /// The time from `rhs` to `lhs`.
+    static func - (lhs: ClockReading, rhs: ClockReading) -> Duration { lhs.offset - rhs.offset }
 }
 
 extension Optional where Wrapped == ClockReading {

@@ -31,7 +31,7 @@ extension CourierAsyncHTTPClientTransport {
             return try await body(StreamedResponse(whole: try await send(request, deadline: deadline, tls: tls, admission: admission)))
         }
         try await admission?.wait()
-        let start = ContinuousClock.now
+        let start = ClockReading.now
         let applied = try configuration.applying(request.connection, to: request.url)
         let numbered = relay.open(request, streamsResponse: true)
         let (ahcRequest, regions): (HTTPClient.Request, SentRegions?)
@@ -43,7 +43,7 @@ extension CourierAsyncHTTPClientTransport {
         }
         let handoff = BodyHandoff()
         let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
-        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
+        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start.instant).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
         let route = pool.route(to: request)
         let delegate = StreamingDelegate(
@@ -78,14 +78,14 @@ extension CourierAsyncHTTPClientTransport {
                 if handoff.close() { task.cancel() }
             }
             let head: HTTPResponseHead
-            let firstByte: ContinuousClock.Instant
+            let firstByte: ClockReading
             do {
                 (head, firstByte) = try await handoff.head()
             } catch {
                 throw mapped(error, url: url, timeout: timeout, proxy: applied.proxy)
             }
             var timing = Timing(start: start)
-            timing.firstByte = firstByte
+            timing.setFirstByte(firstByte)
             let response = CourierResponse(
                 status: Int(head.status.code),
                 reasonPhrase: head.status.reasonPhrase,

@@ -24,7 +24,7 @@ final class ChannelPool: Sendable {
 
     private struct Idle {
         var connection: Connection
-        var since: ContinuousClock.Instant
+        var since: ClockReading
     }
 
     /// An HTTP/2 connection, its streams in flight, and when the last one ended.
@@ -32,7 +32,7 @@ final class ChannelPool: Sendable {
         var connection: Connection
         var key: Key
         var streams: Int
-        var since: ContinuousClock.Instant
+        var since: ClockReading
     }
 
     private struct State {
@@ -57,7 +57,7 @@ final class ChannelPool: Sendable {
     /// more stream counted on it), else an idle HTTP/1.1 one. Connections that closed or
     /// stayed idle too long are dropped on the way.
     func take(_ key: Key) throws(CourierError) -> (Connection)? {
-        let now = ContinuousClock.now
+        let now = ClockReading.now
         let idleTimeout = self.idleTimeout
         let (found, stale) = state.withLockedValue { state -> ((Connection)?, [Connection]) in
             var stale: [Connection] = []

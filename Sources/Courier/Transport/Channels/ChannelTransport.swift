@@ -62,7 +62,7 @@ final class ChannelTransport: Sendable {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        let start = ContinuousClock.now
+        let start = ClockReading.now
         var request = request
         request.headers = request.headers.insideTunnel(of: configuration.proxy)
         guard let host = request.url.host, !host.isEmpty else {

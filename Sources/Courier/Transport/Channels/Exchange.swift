@@ -9,7 +9,7 @@ final class Exchange: Sendable {
     var channel: any Channel { connection.channel }
     let request: CourierHTTPRequest
     let handoff = BodyHandoff()
-    private let start: ContinuousClock.Instant
+    private let start: ClockReading
     private let decompression: Decompression
     private let finished: EventLoopPromise<Bool>
     private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
@@ -32,7 +32,7 @@ final class Exchange: Sendable {
     }
 
     init(
-        connection: Connection, request: CourierHTTPRequest, start: ContinuousClock.Instant, decompression: Decompression,
+        connection: Connection, request: CourierHTTPRequest, start: ClockReading, decompression: Decompression,
         readTimeout: Duration?, watchdogs: ReadWatchdogs
     ) {
         self.connection = connection
@@ -174,7 +174,7 @@ final class Exchange: Sendable {
     /// The response head as a ``CourierResponse`` with no body yet.
     func response(_ head: HTTPResponseHead) -> CourierResponse {
         var timing = Timing(start: start)
-        timing.firstByte = .now
+        timing.setFirstByte(.now)
         return CourierResponse(
             status: Int(head.status.code),
             reasonPhrase: head.status.reasonPhrase,

@@ -16,8 +16,8 @@ final class BodyHandoff: Sendable {
     static let budget = 512 * 1024
 
     private struct State {
-        var head: (HTTPResponseHead, ContinuousClock.Instant)?
-        var headWaiter: CheckedContinuation<(HTTPResponseHead, ContinuousClock.Instant), any Error>?
+        var head: (HTTPResponseHead, ClockReading)?
+        var headWaiter: CheckedContinuation<(HTTPResponseHead, ClockReading), any Error>?
         var pending: [ByteBuffer] = []
         var pendingBytes = 0
         /// The producer's promise, held while the pieces waiting here exceed the budget.
@@ -38,7 +38,7 @@ final class BodyHandoff: Sendable {
             defer { state.headWaiter = nil }
             return state.headWaiter
         }
-        waiter?.resume(returning: (head, .now))
+        waiter?.resume(returning: (head, ClockReading.now))
     }
 
     /// A body piece arrived; the returned future completes when the producer may send more.
@@ -144,10 +144,10 @@ final class BodyHandoff: Sendable {
         return running
     }
 
-    /// Waits for the response head and the instant it arrived.
-    func head() async throws -> (HTTPResponseHead, ContinuousClock.Instant) {
+    /// Waits for the response head and when it arrived.
+    func head() async throws -> (HTTPResponseHead, ClockReading) {
         try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLockedValue { state -> Result<(HTTPResponseHead, ContinuousClock.Instant), any Error>? in
+            let ready = state.withLockedValue { state -> Result<(HTTPResponseHead, ClockReading), any Error>? in
                 if let head = state.head { return .success(head) }
                 if case .failure(let error) = state.outcome { return .failure(error) }
                 if state.outcome != nil { return .failure(HTTPClientError.remoteConnectionClosed) }

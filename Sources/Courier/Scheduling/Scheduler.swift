@@ -24,7 +24,7 @@ final class Scheduler: Sendable {
         /// The admissions holding a slot.
         var granted: Set<UInt64> = []
         /// When each slot was granted, kept only for an adaptive limit's samples.
-        var grantedSince: [UInt64: ContinuousClock.Instant] = [:]
+        var grantedSince: [UInt64: ClockReading] = [:]
         /// The ticket a request is waiting with, for priority changes.
         var ticketsByRequest: [CourierRequestID: UInt64] = [:]
         /// The request a waiting ticket belongs to: the reverse of ``ticketsByRequest``.
@@ -41,7 +41,7 @@ final class Scheduler: Sendable {
         }
 
         /// `ticket` holds a slot from `now` on.
-        mutating func grant(_ ticket: UInt64, now: ContinuousClock.Instant?) {
+        mutating func grant(_ ticket: UInt64, now: ClockReading?) {
             granted.insert(ticket)
             if let now { grantedSince[ticket] = now }
         }
@@ -168,7 +168,7 @@ final class Scheduler: Sendable {
                 locked.forget(ticket: ticket)
                 return ([], locked.change)
             }
-            let sample = locked.grantedSince.removeValue(forKey: ticket).map { AdaptiveLimit.Sample(latency: .now - $0, outcome: outcome) }
+            let sample = locked.grantedSince.removeValue(forKey: ticket).map { AdaptiveLimit.Sample(latency: ClockReading.now - $0, outcome: outcome) }
             let tickets = locked.state.finish(host: admission.host, sample: sample)
             // Most releases start one waiting request or none: no array for those.
             var started = FirstAndRest<Admission.Start>()
@@ -186,7 +186,7 @@ final class Scheduler: Sendable {
     }
 
     /// The time now, when `needed`: an adaptive limit's samples need it, fixed limits do not.
-    private static func now(if needed: Bool) -> ContinuousClock.Instant? {
+    private static func now(if needed: Bool) -> ClockReading? {
         needed ? .now : nil
     }
 

@@ -73,7 +73,7 @@ struct CurlExitStatusTests {
     @Test("a timeout is 28 (operation timed out), naming the host and the option to raise")
     func timeout() async throws {
         try await withServer { server in
-            let run = await courier("fetch", server.url("/delay/5").absoluteString, "--max-time", "0.2")
+            let run = await courier("fetch", server.url("/gate/silent").absoluteString, "--max-time", "0.2")
             expectFailure(run, .timeout, startingWith: "the request to 127.0.0.1:\(server.port) timed out")
             #expect(run.stderr.contains("--max-time"))
         }

@@ -35,9 +35,9 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
         each(
             .timeout,
             [
-                ["fetch", "HTTP/delay/5", "--timeout", "0.2"], ["fetch", "HTTP/delay/5", "--timeout", "0.2", "--report", "json"],
-                ["download", "HTTP/delay/5", "--timeout", "0.2", "--attempts", "1", "-o", "FOLDER/x"], ["batch", "BATCH", "--timeout", "0.2"],
-            ], batch: "HTTP/delay/5"),
+                ["fetch", "HTTP/gate/silent", "--timeout", "0.2"], ["fetch", "HTTP/gate/silent", "--timeout", "0.2", "--report", "json"],
+                ["download", "HTTP/gate/silent", "--timeout", "0.2", "--attempts", "1", "-o", "FOLDER/x"], ["batch", "BATCH", "--timeout", "0.2"],
+            ], batch: "HTTP/gate/silent"),
         each(.tlsHandshake, [["fetch", "HTTPS/get"], ["download", "HTTPS/get", "-o", "FOLDER/x", "--attempts", "1"], ["batch", "BATCH"]], batch: "HTTPS/get"),
         each(.httpError, [["fetch", "HTTP/status/404", "--fail"], ["fetch", "HTTP/status/404", "--fail", "--report", "json"], ["download", "HTTP/status/404", "-o", "FOLDER/x"], ["batch", "BATCH", "--fail"]], batch: "HTTP/status/404"),
         each(

@@ -220,7 +220,7 @@ struct ExitStatusTests {
 
     @Test func timeoutIsStatus28() async throws {
         try await withServer { server in
-            let run = await courier("fetch", server.url("/delay/5").absoluteString, "--timeout", "0.2")
+            let run = await courier("fetch", server.url("/gate/silent").absoluteString, "--timeout", "0.2")
             #expect(run.status == 28)
         }
     }

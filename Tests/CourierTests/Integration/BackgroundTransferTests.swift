@@ -184,7 +184,7 @@ struct BackgroundTransferTests {
         try await withBackgroundClient { _, folder, kept, client in
             let file = folder.appendingPathComponent("slow.bin")
             try Data(repeating: 1, count: 1000).write(to: file)
-            var request = CourierRequest<Void>(method: .post, path: "/delay/10")
+            var request = CourierRequest<Void>(method: .post, path: "/gate/silent")
             request.body = try .file(file)
             request.timeout = .seconds(1)
             let error = await courierError { _ = try await client.response(for: request) }

@@ -86,7 +86,7 @@ struct CancellationAndTimeoutTests {
     @Test func totalTimeoutCoversTheWholeRequest() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                var request = CourierRequest<Data>(path: "/delay/5")
+                var request = CourierRequest<Data>(path: "/gate/silent")  // answered only when the server stops
                 request.timeout = .milliseconds(200)
                 let error = await courierError { _ = try await client.send(request) }
                 #expect(error?.kind == .timeout)
@@ -106,7 +106,7 @@ struct CancellationAndTimeoutTests {
     @Test func readTimeoutFiresOnASilentServer() async throws {
         try await withServer { server in
             try await withClient(server, configure: { $0.timeouts.read = .milliseconds(200) }) { client in
-                let error = await courierError { _ = try await client.send(CourierRequest<Data>(path: "/delay/5")) }
+                let error = await courierError { _ = try await client.send(CourierRequest<Data>(path: "/gate/silent")) }
                 #expect(error?.kind == .timeout)
             }
         }
@@ -172,7 +172,7 @@ struct StreamedReadTimeoutTests {
             settings.readTimeout = .milliseconds(300)
             let transport = CourierAsyncHTTPClientTransport(configuration: settings)
             let error = await courierError {
-                _ = try await transport.stream(CourierHTTPRequest(method: .get, url: server.url("/delay/5")), deadline: nil) { $0.head.status }
+                _ = try await transport.stream(CourierHTTPRequest(method: .get, url: server.url("/gate/silent")), deadline: nil) { $0.head.status }
             }
             #expect(error?.kind == .timeout)
             try await transport.shutdown()

@@ -26,11 +26,11 @@ struct ConnectionOverridesTests {
         try await withServer { server in
             try await withClient(server) { client in
                 let buffered = await courierError {
-                    _ = try await client.response(for: request("/delay/3") { $0.readTimeout = .after(.milliseconds(200)) })
+                    _ = try await client.response(for: request("/gate/silent") { $0.readTimeout = .after(.milliseconds(200)) })
                 }
                 #expect(buffered?.kind == .timeout)
                 let streamed = await courierError {
-                    _ = try await client.stream(request("/delay/3") { $0.readTimeout = .after(.milliseconds(200)) }) { _ in }
+                    _ = try await client.stream(request("/gate/silent") { $0.readTimeout = .after(.milliseconds(200)) }) { _ in }
                 }
                 #expect(streamed?.kind == .timeout)
                 // The client's own read timeout (60 s) still applies to the next request.
@@ -45,7 +45,7 @@ struct ConnectionOverridesTests {
             try await withClient(server, configure: { $0.timeouts.read = .milliseconds(200) }) { client in
                 let response = try await client.response(for: request("/delay/1") { $0.readTimeout = .unlimited })
                 #expect(response.status == 200)
-                let error = await courierError { _ = try await client.response(for: request("/delay/2") { _ in }) }
+                let error = await courierError { _ = try await client.response(for: request("/gate/silent") { _ in }) }
                 #expect(error?.kind == .timeout)
             }
         }
@@ -128,7 +128,7 @@ struct ConnectionOverridesTests {
                         $0.tls = pinned; $0.timeouts.read = .milliseconds(200)
                     }
                 ) { client in
-                    let silent = await courierError { _ = try await client.response(for: request("/delay/2") { _ in }) }
+                    let silent = await courierError { _ = try await client.response(for: request("/gate/silent") { _ in }) }
                     #expect(silent?.kind == .timeout)
                     let patient = try await client.response(for: request("/delay/1") { $0.readTimeout = .unlimited })
                     #expect(patient.status == 200)
@@ -203,7 +203,7 @@ struct ConnectionOverridesTests {
                 }
                 #expect(server.receivedRequests.isEmpty)
                 let silent = await courierError {
-                    _ = try await client.response(for: request("/delay/3") { $0.readTimeout = .after(.milliseconds(300)) })
+                    _ = try await client.response(for: request("/gate/silent") { $0.readTimeout = .after(.milliseconds(300)) })
                 }
                 #expect(silent?.kind == .timeout)
             }

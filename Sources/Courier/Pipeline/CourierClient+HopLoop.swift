@@ -137,7 +137,7 @@ extension CourierClient {
         request.collectsResponseBody = true
         let limit = request.maximumBodySize
         // Handed on, not copied, so that the body goes into the head's own storage.
-        return try await hops(request) { response in try await (consume response).collected(upTo: limit) }
+        return try await hops(request) { response in try await (consume response).collectedOnCallersExecutor(upTo: limit) }
     }
 
     /// A hop's admission, with what else it holds until the hop ends.

@@ -32,8 +32,14 @@ public struct StreamedResponse: Sendable {
     /// The head with the whole body, read up to `maximumBytes`; see
     /// ``ResponseBodyStream/collect(upTo:)``.
     public consuming func collected(upTo maximumBytes: Int) async throws -> CourierResponse {
+        try await collectedOnCallersExecutor(upTo: maximumBytes)
+    }
+
+    /// ``collected(upTo:)`` where its caller runs: the request path's own step, which need not
+    /// switch executors to run it.
+    nonisolated(nonsending) consuming func collectedOnCallersExecutor(upTo maximumBytes: Int) async throws -> CourierResponse {
         // Changed in place: a response handed over whole is not copied.
-        head.body = try await body.collect(upTo: maximumBytes)
+        head.body = try await body.collectOnCallersExecutor(upTo: maximumBytes)
         head.trailers = body.trailers ?? Headers()
         if head.timing.end == nil { head.timing.end = .now }
         return head
@@ -113,6 +119,12 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
     /// - Throws: ``CourierError/Kind/responseTooLarge`` as soon as the body grows past
     ///   `maximumBytes`; what the sequence throws.
     public func collect(upTo maximumBytes: Int) async throws -> Data {
+        try await collectOnCallersExecutor(upTo: maximumBytes)
+    }
+
+    /// ``collect(upTo:)`` where its caller runs (see
+    /// ``StreamedResponse/collectedOnCallersExecutor(upTo:)``).
+    nonisolated(nonsending) func collectOnCallersExecutor(upTo maximumBytes: Int) async throws -> Data {
         switch source {
         case .collected(let bytes):
             guard bytes.count <= maximumBytes else { throw ResponseBodyStream.tooLarge(maximumBytes) }

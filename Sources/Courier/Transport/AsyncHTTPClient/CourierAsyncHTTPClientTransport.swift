@@ -94,7 +94,8 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     /// configuration (a pool of their own), else of the transport's. With an `admission`, the
     /// exchange starts once it holds its scheduler slot, and gives it back as soon as the
     /// response is complete (see ``exchange(_:delegate:to:through:deadline:watch:regions:admission:status:)``).
-    func send(
+    /// It runs where its caller runs, as the request path does.
+    nonisolated(nonsending) func send(
         _ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?, admission: Admission? = nil
     ) async throws -> CourierResponse {
         let now = ClockReading.now

@@ -20,7 +20,7 @@ extension CourierAsyncHTTPClientTransport {
     /// in one hop if it starts elsewhere. Started there, everything AsyncHTTPClient does to
     /// start it (the task's callbacks, the pool's idle timer, the first write) happens on the
     /// thread that owns the connection, instead of each waking that thread from outside.
-    func exchange<Delegate: HTTPClientResponseDelegate>(
+    nonisolated(nonsending) func exchange<Delegate: HTTPClientResponseDelegate>(
         _ request: HTTPClient.Request, delegate: Delegate, to origin: String, through pool: LoopClients,
         deadline: NIODeadline?, watch: ReadWatchdog.Watch?, regions: SentRegions?,
         admission: Admission?, status: @escaping @Sendable (Delegate.Response) -> Int

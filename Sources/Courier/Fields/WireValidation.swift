@@ -1,20 +1,37 @@
 /// Checks that what Courier is about to write is legal on the wire, so that no header or
 /// request-line injection can ever reach a server.
 enum WireValidation {
-    /// `tchar` from RFC 9110 §5.6.2.
+    /// `tchar` from RFC 9110 §5.6.2: letters, digits and `!#$%&'*+-.^_`|~`, looked up in two
+    /// 64-bit masks (bit `b` of ``tokenBytesBelow64`` for byte `b`, of ``tokenBytesFrom64`` for
+    /// byte `b + 64`), as every header name of every request is checked with it.
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        if byte < 64 { return tokenBytesBelow64 >> UInt64(byte) & 1 == 1 }
+        if byte < 128 { return tokenBytesFrom64 >> UInt64(byte - 64) & 1 == 1 }
+        return false
+    }
+
+    static var tokenBytesBelow64: UInt64 { 0x03FF_6CFA_0000_0000 }
+    static var tokenBytesFrom64: UInt64 { 0x57FF_FFFF_C7FF_FFFE }
+
+    /// Whether `text` is a token: not empty, and every byte a `tchar`.
+    static func isToken(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty else { return false }
+        if let result = bytes.withContiguousStorageIfAvailable({ $0.allSatisfy(isTokenByte) }) { return result }
+        return bytes.allSatisfy(isTokenByte)
+    }
+
+    /// The first byte of `value` that a field value may not hold (a control character but
+    /// HTAB, or DEL), if any.
+    static func forbiddenValueByte(in value: String) -> UInt8? {
+        func isForbidden(_ byte: UInt8) -> Bool { byte < 0x20 && byte != 0x09 || byte == 0x7F }
+        let bytes = value.utf8
+        if let found = bytes.withContiguousStorageIfAvailable({ $0.first(where: isForbidden) }) { return found }
+        return bytes.first(where: isForbidden)
     }
 
     static func validateMethod(_ method: CourierHTTPMethod) throws(CourierError) {
-        let bytes = method.rawValue.utf8
-        guard !bytes.isEmpty, bytes.allSatisfy(isTokenByte) else {
+        guard isToken(method.rawValue) else {
             throw CourierError(
                 .invalidMethod,
                 "The method \(quoted(method.rawValue)) is not an HTTP token; use letters such as GET or POST, without spaces or control characters."
@@ -24,15 +41,14 @@ enum WireValidation {
 
     static func validate(_ headers: Headers) throws(CourierError) {
         for field in headers {
-            let name = field.name.utf8
-            guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+            guard isToken(field.name) else {
                 throw CourierError(
                     .invalidHeader,
                     "The header name \(quoted(field.name)) is not an HTTP token; remove spaces, colons and control characters (CR, LF, NUL) from it."
                 )
             }
             // field-value = *( VCHAR / obs-text / SP / HTAB ); CR, LF and NUL never.
-            for byte in field.value.utf8 where byte < 0x20 && byte != 0x09 || byte == 0x7F {
+            if let byte = forbiddenValueByte(in: field.value) {
                 throw CourierError(
                     .invalidHeader,
                     "The value of header \(quoted(field.name)) contains the control character 0x\(String(byte, radix: 16, uppercase: true)) (CR, LF and NUL would let it inject headers); remove it."

@@ -36,17 +36,23 @@ extension URLBuilder {
     /// Whether `text` (`http://` or `https://`, then the rest) is an absolute URL the rule keeps
     /// as it is.
     private static func isCanonical(absolute text: String) -> Bool {
-        let bytes = text.utf8
+        // Read in place: a native string's bytes are not copied, nor walked index by index.
+        if let result = text.utf8.withContiguousStorageIfAvailable({ isCanonical(absolute: $0) }) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer { isCanonical(absolute: $0) }
+    }
+
+    private static func isCanonical(absolute bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let schemeLength = bytes.starts(with: "https://".utf8) ? 8 : 7
-        let rest = bytes.dropFirst(schemeLength)
-        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
-        guard isPlainAuthority(rest[..<authorityEnd]) else { return false }
-        return isCanonical(pathQueryFragment: Substring(rest[authorityEnd...]))
+        guard bytes.count > schemeLength else { return false }
+        let rest = UnsafeBufferPointer(rebasing: bytes[schemeLength...])
+        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.count
+        guard isPlainAuthority(UnsafeBufferPointer(rebasing: rest[..<authorityEnd])) else { return false }
+        return isCanonical(pathQueryFragment: UnsafeBufferPointer(rebasing: rest[authorityEnd...]))
     }
 
     /// A host of letters, digits, dots and hyphens, and at most one port of one to five digits
     /// no greater than 65535.
-    private static func isPlainAuthority(_ authority: Substring.UTF8View.SubSequence) -> Bool {
+    private static func isPlainAuthority(_ authority: UnsafeBufferPointer<UInt8>) -> Bool {
         var host = 0
         var port: Int?
         for byte in authority {

@@ -29,6 +29,26 @@ struct WireValidationTests {
         #expect(headerError(name, "v") == nil)
     }
 
+    @Test("Every byte is a token byte exactly when RFC 9110 lists it as tchar")
+    func tokenBytesAreTheTcharSet() {
+        let tchar = Set("!#$%&'*+-.^_`|~".utf8).union(UInt8(ascii: "a")...UInt8(ascii: "z"))
+            .union(UInt8(ascii: "A")...UInt8(ascii: "Z")).union(UInt8(ascii: "0")...UInt8(ascii: "9"))
+        #expect(tchar.count == 77)
+        for byte in UInt8.min...UInt8.max {
+            #expect(WireValidation.isTokenByte(byte) == tchar.contains(byte), "byte 0x\(String(byte, radix: 16))")
+        }
+    }
+
+    @Test("A name or value that is not a native string is checked the same way")
+    func bridgedStrings() {
+        // Substring-built and NSString-bridged text may have no contiguous UTF-8 storage.
+        let name = String(NSString(string: "X-Bridged"))
+        let bad = String(NSString(string: "a\r\nb"))
+        #expect(headerError(name, "v") == nil)
+        #expect(headerError("X-Value", bad)?.kind == .invalidHeader)
+        #expect(headerError(String(NSString(string: "X A")), "v")?.kind == .invalidHeader)
+    }
+
     // MARK: Header values
 
     @Test(

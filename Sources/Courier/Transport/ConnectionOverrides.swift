@@ -35,17 +35,63 @@ public struct ConnectionOverrides: Sendable, Hashable {
 
     /// How long to wait for a connection, TCP and TLS handshake together; `nil` uses
     /// ``Timeouts/connect``.
-    public var connectTimeout: Duration?
+    public var connectTimeout: Duration? {
+        get { settings?.value.connectTimeout }
+        set { change { $0.connectTimeout = newValue } }
+    }
     /// How long the server may stay silent; `nil` uses ``Timeouts/read``.
-    public var readTimeout: ReadTimeout?
+    public var readTimeout: ReadTimeout? {
+        get { settings?.value.readTimeout }
+        set { change { $0.readTimeout = newValue } }
+    }
     /// Whether and how far compressed bodies are inflated; `nil` uses
     /// ``ClientConfiguration/decompression``.
-    public var decompression: Decompression?
+    public var decompression: Decompression? {
+        get { settings?.value.decompression }
+        set { change { $0.decompression = newValue } }
+    }
     /// The proxy; `nil` uses ``ClientConfiguration/proxy``.
-    public var proxy: ProxyChoice?
+    public var proxy: ProxyChoice? {
+        get { settings?.value.proxy }
+        set { change { $0.proxy = newValue } }
+    }
     /// Trusted roots, pins, client certificates and the oldest TLS version, as a whole; `nil`
     /// uses ``ClientConfiguration/tls``.
-    public var tls: TLSPolicy?
+    public var tls: TLSPolicy? {
+        get { settings?.value.tls }
+        set { change { $0.tls = newValue } }
+    }
+
+    /// The fields, when any is set. Every request's overrides are copied, compared (in its
+    /// coalescing key) and checked at each step of its road, and most requests set none: a
+    /// box shared by copies makes each of those one reference, or none.
+    private var settings: CopyOnWrite<Settings>?
+
+    private struct Settings: Hashable {
+        var connectTimeout: Duration?
+        var readTimeout: ReadTimeout?
+        var decompression: Decompression?
+        var proxy: ProxyChoice?
+        var tls: TLSPolicy?
+
+        var isEmpty: Bool {
+            connectTimeout == nil && readTimeout == nil && decompression == nil && proxy == nil && tls == nil
+        }
+    }
+
+    /// Changes the fields with `body`; the box goes when no field is left set, so that
+    /// ``isEmpty`` is whether there is one.
+    private mutating func change(_ body: (inout Settings) -> Void) {
+        if settings == nil {
+            var fresh = Settings()
+            body(&fresh)
+            if !fresh.isEmpty { settings = CopyOnWrite(fresh) }
+            return
+        }
+        let box = CopyOnWrite.unique(&settings!)
+        body(&box.value)
+        if box.value.isEmpty { settings = nil }
+    }
 
     /// Creates settings; every field left `nil` uses the client's.
     public init(
@@ -55,16 +101,25 @@ public struct ConnectionOverrides: Sendable, Hashable {
         proxy: ProxyChoice? = nil,
         tls: TLSPolicy? = nil
     ) {
-        self.connectTimeout = connectTimeout
-        self.readTimeout = readTimeout
-        self.decompression = decompression
-        self.proxy = proxy
-        self.tls = tls
+        let given = Settings(connectTimeout: connectTimeout, readTimeout: readTimeout, decompression: decompression, proxy: proxy, tls: tls)
+        settings = given.isEmpty ? nil : CopyOnWrite(given)
     }
 
     /// Whether every field uses the client's value.
-    public var isEmpty: Bool {
-        connectTimeout == nil && readTimeout == nil && decompression == nil && proxy == nil && tls == nil
+    public var isEmpty: Bool { settings == nil }
+
+    /// Whether both set the same fields to the same values.
+    public static func == (lhs: ConnectionOverrides, rhs: ConnectionOverrides) -> Bool {
+        switch (lhs.settings, rhs.settings) {
+        case (nil, nil): return true
+        case (let left?, let right?): return left === right || left.value == right.value
+        default: return false
+        }
+    }
+
+    /// Hashes the fields that are set.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(settings?.value)
     }
 
     /// The first field outside its range, as the error the request fails with.

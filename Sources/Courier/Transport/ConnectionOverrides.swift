@@ -93,6 +93,12 @@ public struct ConnectionOverrides: Sendable, Hashable {
         if box.value.isEmpty { settings = nil }
     }
 
+    /// Creates settings that set nothing: every field uses the client's. (Every request starts
+    /// with these, so they are made without looking at any field.)
+    public init() {
+        settings = nil
+    }
+
     /// Creates settings; every field left `nil` uses the client's.
     public init(
         connectTimeout: Duration? = nil,

@@ -8,8 +8,8 @@ import FoundationNetworking
 
 /// The delegate of a ``CourierURLSessionTransport``'s session: passes each task's events to its
 /// ``SessionExchange`` (a data task, or an upload task of the background transfers session) or
-/// ``DownloadTaskExchange`` (a download task of the background transfers session, whose body it
-/// moves into the ``TransferLedger`` first), keeps the answers to uploads nobody waits for
+/// ``DownloadTaskExchange`` (a download of the background transfers session, whose body it
+/// moves, or on Linux writes, into the ``TransferLedger`` first), keeps the answers to uploads nobody waits for
 /// (``UnclaimedResponses``), and keeps URLSession from acting on its own.
 ///
 /// It follows no redirect (Courier's redirect rules do, one hop at a time), answers no
@@ -18,7 +18,8 @@ import FoundationNetworking
 final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
     /// The data tasks waited for.
     let exchanges = TaskRegistry<SessionExchange>()
-    /// The download tasks waited for, on a background transfers session.
+    /// The downloads waited for, on a background transfers session: download tasks, or data
+    /// tasks on Linux.
     let downloads = TaskRegistry<DownloadTaskExchange>()
     /// Where a background transfers session keeps finished bodies; `nil` on a data session.
     let ledger: TransferLedger?
@@ -74,6 +75,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        if let download = downloads[dataTask] {
+            download.received(response as? HTTPURLResponse)
+            return completionHandler(download.isDone ? .cancel : .allow)
+        }
         guard let exchange = exchanges[dataTask] else {
             // An upload sent while the app was not running: its answer is kept.
             return completionHandler(unclaimed?.accepts(dataTask) == true ? .allow : .cancel)
@@ -111,6 +116,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let download = downloads[dataTask] {
+            if !download.append(data) { dataTask.cancel() }
+            return
+        }
         guard let exchange = exchanges[dataTask] else {
             if let unclaimed, !unclaimed.append(data, of: dataTask) { dataTask.cancel() }
             return
@@ -154,20 +163,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let download = downloads[task] {
             downloads.unregister(task.taskIdentifier)
-            if download.isDone, let name = task.taskDescription {
-                // Nobody waits any more (cancelled, or past its deadline): nothing is kept.
-                ledger?.remove(name)
-            }
+            let name = task.taskDescription
             let cancelled = (error as? URLError)?.code == .cancelled
-            if cancelled, download.endsWithRefusedChallenge, let ledger, let name = task.taskDescription, let response = task.response as? HTTPURLResponse {
-                // The challenge is the client's to answer, from the head: the 401 or 407 is
-                // delivered with an empty body.
-                download.finished(ledger.keep(nil, response: response, name: name, isClaimed: true))
+            // A data task's body is in the part file (see `DownloadTaskExchange`).
+            let part = task is URLSessionDownloadTask ? nil : download.closePart()
+            let body = part?.hasBody == true ? download.partFile : nil
+            if let ledger, let name, let response = task.response as? HTTPURLResponse, !download.isDone {
+                if part != nil, error == nil {
+                    download.finished(part?.isDropped == true ? nil : ledger.keep(body, response: response, name: name, isClaimed: true))
+                } else if cancelled, download.endsWithRefusedChallenge {
+                    // The challenge is the client's to answer, from the head: the 401 or 407 is
+                    // delivered with the body that arrived before it was refused.
+                    download.finished(ledger.keep(body, response: response, name: name, isClaimed: true))
+                }
             }
-            return download.completed(
+            let delivered = download.completed(
                 error.map { CourierURLSessionTransport.map($0, url: download.url, headArrived: task.response != nil) },
                 cancelledAfterChallenge: cancelled
             )
+            // Nobody reads what was not delivered (a failure, a cancellation, a deadline past):
+            // nothing of it is kept.
+            if !delivered, let name { ledger?.remove(name) }
+            return
         }
         guard let exchange = exchanges[task] else {
             unclaimed?.complete(task, error: error)

@@ -31,9 +31,10 @@ import Foundation
 /// let client = CourierClient(configuration: ClientConfiguration(), transport: transport, ownsTransport: true)
 /// ```
 ///
-/// On Linux, FoundationNetworking has no background sessions: transfers go through download
-/// and upload tasks of an ordinary session and end with the process; a result that finished
-/// unread still answers the next identical request.
+/// On Linux, FoundationNetworking has no background sessions: transfers go through data and
+/// upload tasks of an ordinary session and end with the process; a download's body is written
+/// straight into the folder, and a result that finished unread still answers the next
+/// identical request.
 public struct BackgroundTransfers: Sendable, Hashable {
     /// The background session's name, the same at every launch; unique within the app and its
     /// extensions. Make one transport per identifier at a time: the system refuses a second

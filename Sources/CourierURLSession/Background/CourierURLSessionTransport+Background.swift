@@ -33,7 +33,7 @@ struct BackgroundSession: Sendable {
 }
 
 extension CourierURLSessionTransport {
-    /// Sends a download to a file as a download task of `background`, or answers it from a
+    /// Sends a download to a file as a task of `background`, or answers it from a
     /// result the session finished while nobody waited; the body is read from the kept file
     /// and deleted once `body` returns.
     nonisolated(nonsending) func download<Result: Sendable>(
@@ -84,15 +84,21 @@ extension CourierURLSessionTransport {
         return try await body(StreamedResponse(head: response, body: ResponseBodyStream { try file.next() }))
     }
 
-    /// Starts a download task for `urlRequest` named `name`, and waits until the session has
-    /// kept its body, the deadline has passed, or the caller is cancelled.
+    /// Starts a task for `urlRequest` named `name` (a download task, or a data task on Linux),
+    /// and waits until the session has kept its body, the deadline has passed, or the caller is
+    /// cancelled.
     nonisolated(nonsending) private func waitForDownload(
         _ urlRequest: URLRequest, of request: CourierHTTPRequest, name: String, on background: BackgroundSession, deadline: ContinuousClock.Instant?
     ) async throws -> TransferLedger.Entry {
         let url = request.url
-        let exchange = DownloadTaskExchange(url: url, reportReceived: request.reportsReceived)
+        let exchange = DownloadTaskExchange(url: url, partFile: background.ledger.partFile(name), reportReceived: request.reportsReceived)
         control.async {
+            #if canImport(FoundationNetworking)
+            // The body goes to the ledger's part file as it arrives (see `DownloadTaskExchange`).
+            let task = background.session.dataTask(with: urlRequest)
+            #else
             let task = background.session.downloadTask(with: urlRequest)
+            #endif
             task.taskDescription = name
             background.delegate.downloads.register(exchange, for: task.taskIdentifier)
             if exchange.attach(task) {

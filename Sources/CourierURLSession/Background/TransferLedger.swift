@@ -12,8 +12,9 @@ import FoundationNetworking
 /// The session hands over a finished download in a temporary file that it deletes as soon as
 /// its delegate returns, whether or not the app is still waiting for it: after a relaunch, the
 /// task that asked is gone. The ledger moves the file into its folder at once. The answer to an
-/// upload nobody waits for is written to a part file (`.part`) as it arrives, then kept the
-/// same way (see ``UnclaimedResponses``). A result that a waiting download asked for is kept
+/// upload nobody waits for (see ``UnclaimedResponses``), and on Linux a download's body (see
+/// ``DownloadTaskExchange``), is written to a part file (`.part`) as it arrives, then kept the
+/// same way. A result that a waiting download asked for is kept
 /// claimed (`.claimed`) for that download alone; one that finished while nobody waited is kept
 /// open (`.head`), and the next identical request, in this process or the next, claims it
 /// instead of being sent again. A claim renames the head, which the file system does
@@ -23,8 +24,8 @@ import FoundationNetworking
 /// The folder is the owner's alone (0700), its files 0600. A head keeps the status and the
 /// header fields, without `Set-Cookie`: no session cookie reaches the disk. A head that cannot
 /// be read, or a body missing beside it, is deleted and the request sent again; results older
-/// than ``maximumAge``, and bodies without a head for ``orphanAge``, are deleted when a ledger
-/// opens.
+/// than ``maximumAge``, and bodies and part files without a head for ``orphanAge``, are deleted
+/// when a ledger opens.
 final class TransferLedger: Sendable {
     /// A finished transfer: the response's head and the file that holds its body.
     struct Entry: Sendable {
@@ -46,7 +47,8 @@ final class TransferLedger: Sendable {
 
     /// Results older than this are deleted when a ledger opens.
     static let maximumAge: TimeInterval = 7 * 24 * 60 * 60
-    /// How long a body may lie without a head before a ledger that opens deletes it.
+    /// How long a body or a part file may lie without a head (a part file: unwritten) before a
+    /// ledger that opens deletes it.
     static let orphanAge: TimeInterval = 60 * 60
     /// The largest head file read.
     static let maximumHeadBytes = 1 << 20
@@ -221,8 +223,9 @@ final class TransferLedger: Sendable {
         return data
     }
 
-    /// Deletes results older than ``maximumAge``, and bodies that have had no head, open or
-    /// claimed, for ``orphanAge``.
+    /// Deletes results older than ``maximumAge``, and bodies and part files that have had no
+    /// head, open or claimed, for ``orphanAge``: a part file that long unwritten is what a
+    /// process that ended mid-transfer left.
     ///
     /// Another ledger may use the folder at the same time (an app and its extension, each with
     /// a session of its own): a body it is keeping has no head for a moment, and a file it has
@@ -238,7 +241,7 @@ final class TransferLedger: Sendable {
                 continue
             }
             let orphan =
-                ending == ".body" && modified < now.addingTimeInterval(-Self.orphanAge)
+                (ending == ".body" || ending == ".part") && modified < now.addingTimeInterval(-Self.orphanAge)
                 && !FileManager.default.fileExists(atPath: headFile(name).path) && !FileManager.default.fileExists(atPath: claimedFile(name).path)
             if orphan || modified < now.addingTimeInterval(-Self.maximumAge) { remove(name) }
         }

@@ -15,17 +15,11 @@ import FoundationNetworking
 /// without error) or dropped (an error, a body past ``maximumBytes``, a file that cannot be
 /// written: the part file is deleted and the task cancelled).
 final class UnclaimedResponses: Sendable {
-    private struct Writer {
-        var handle: FileHandle?
-        var bytes = 0
-        var isDropped = false
-    }
-
     /// The largest response body kept for an upload nobody waits for.
-    static let maximumBytes = 16 << 20
+    static let maximumBytes: Int64 = 16 << 20
 
     private let ledger: TransferLedger
-    private let writers = NIOLockedValueBox<[Int: Writer]>([:])
+    private let writers = NIOLockedValueBox<[Int: PartWriter]>([:])
 
     init(ledger: TransferLedger) {
         self.ledger = ledger
@@ -42,16 +36,10 @@ final class UnclaimedResponses: Sendable {
         guard let name = task.taskDescription, TransferLedger.isName(name) else { return false }
         let part = ledger.partFile(name)
         return writers.withLockedValue { writers in
-            var writer = writers[task.taskIdentifier] ?? Writer()
+            var writer = writers[task.taskIdentifier] ?? PartWriter()
             defer { writers[task.taskIdentifier] = writer }
-            guard !writer.isDropped else { return false }
-            if writer.handle == nil, case .created = PrivateFiles.makeFile(part.path) {
-                writer.handle = try? FileHandle(forWritingTo: part)
-            }
-            writer.bytes += data.count
-            guard let handle = writer.handle, writer.bytes <= Self.maximumBytes, (try? handle.write(contentsOf: data)) != nil else {
-                try? writer.handle?.close()
-                writer = Writer(isDropped: true)
+            if writer.isDropped { return false }
+            guard writer.append(data, to: part, limit: Self.maximumBytes) else {
                 ledger.remove(name)
                 return false
             }
@@ -62,10 +50,10 @@ final class UnclaimedResponses: Sendable {
     /// `task` completed, with `error` when it failed: its response is kept, or dropped.
     func complete(_ task: URLSessionTask, error: (any Error)?) {
         guard let name = task.taskDescription, TransferLedger.isName(name) else { return }
-        let writer = writers.withLockedValue { $0.removeValue(forKey: task.taskIdentifier) } ?? Writer()
-        try? writer.handle?.close()
+        var writer = writers.withLockedValue { $0.removeValue(forKey: task.taskIdentifier) } ?? PartWriter()
+        writer.close()
         guard error == nil, !writer.isDropped, let response = task.response as? HTTPURLResponse,
-            ledger.keep(writer.handle == nil ? nil : ledger.partFile(name), response: response, name: name, isClaimed: false) != nil
+            ledger.keep(writer.hasFile ? ledger.partFile(name) : nil, response: response, name: name, isClaimed: false) != nil
         else {
             return ledger.remove(name)
         }

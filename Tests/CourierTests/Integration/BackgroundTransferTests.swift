@@ -274,7 +274,8 @@ struct BackgroundTransferTests {
         try await withBackgroundClient { _, folder, kept, client in
             let seen = Recorder<(progress: TransferProgress, isKeptYet: Bool)>()
             let options = DownloadOptions(progress: { progress in
-                seen.record((progress, !keptFiles(kept).isEmpty))
+                // A part file is the body still arriving (on Linux); a body file, the body kept.
+                seen.record((progress, keptFiles(kept).contains { $0.hasSuffix(".body") }))
             })
             let destination = folder.appendingPathComponent("progress.bin")
             _ = try await client.download(
@@ -422,6 +423,58 @@ struct BackgroundTransferTests {
         }
     }
 
+    /// The files in the system's temporary folder, modified since `date`, that hold exactly
+    /// `bytes`.
+    func temporaryFiles(holding bytes: Data, since date: Date) -> [URL] {
+        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
+        let files = (try? FileManager.default.contentsOfDirectory(at: FileManager.default.temporaryDirectory, includingPropertiesForKeys: keys)) ?? []
+        return files.filter { file in
+            guard let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true, values.fileSize == bytes.count,
+                let modified = values.contentModificationDate, modified >= date.addingTimeInterval(-1)
+            else { return false }
+            return (try? Data(contentsOf: file)) == bytes
+        }
+    }
+
+    /// A download's bytes are written to no file but the folder's own, the owner's alone, and a
+    /// download cancelled halfway leaves nothing anywhere. (FoundationNetworking writes a
+    /// download task's body to a file of its own in the shared temporary folder, readable by
+    /// other users, and leaves it there when the task is cancelled.)
+    @Test func aDownloadsBytesGoToTheFolderAloneAndACancelledOneLeavesNothing() async throws {
+        let started = Date()
+        // `/conformance/stall_body` sends 1,000 bytes of "A", then nothing for an hour.
+        let arrived = Data(repeating: UInt8(ascii: "A"), count: 1000)
+        try await withBackgroundClient { _, folder, kept, client in
+            let progress = Recorder<TransferProgress>()
+            let destination = folder.appendingPathComponent("stalled.bin")
+            let download = Task {
+                try await client.download(
+                    CourierRequest<Void>(path: "/conformance/stall_body"), to: .file(destination), options: DownloadOptions(progress: { progress.record($0) })
+                )
+            }
+            for _ in 0..<3000 where (progress.values.last?.completedBytes ?? 0) < 1000 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(progress.values.last?.completedBytes == 1000)
+            #if canImport(FoundationNetworking)
+            let parts = keptFiles(kept).filter { $0.hasSuffix(".part") }
+            #expect(parts.count == 1, "\(keptFiles(kept))")
+            for part in parts {
+                let file = kept.appendingPathComponent(part)
+                #expect(PrivateFiles.permissions(of: file.path) == 0o600)
+                #expect(try Data(contentsOf: file) == arrived)
+            }
+            #endif
+            #expect(temporaryFiles(holding: arrived, since: started).isEmpty)
+
+            download.cancel()
+            let error = await courierError { _ = try await download.value }
+            #expect(error?.kind == .cancelled)
+            #expect(keptFiles(kept).isEmpty)
+            #expect(temporaryFiles(holding: arrived, since: started).isEmpty)
+        }
+    }
+
     @Test func keptHeadsHoldNoCookieAndKeptFilesAreTheOwnersAlone() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-kept-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -509,10 +562,16 @@ struct BackgroundTransferTests {
             let longOrphan = try keep()
             try FileManager.default.removeItem(at: kept.appendingPathComponent(longOrphan.name + ".head"))
             try age(longOrphan.body, by: TransferLedger.orphanAge + 60)
+            // Part files: one still being written, one a process that ended left unwritten.
+            let writing = ledger.partFile(TransferLedger.name(for: key))
+            try Data("arriving".utf8).write(to: writing)
+            let abandoned = ledger.partFile(TransferLedger.name(for: key))
+            try Data("left".utf8).write(to: abandoned)
+            try age(abandoned, by: TransferLedger.orphanAge + 60)
 
             _ = try TransferLedger(folder: kept)
             let left = Set(keptFiles(kept))
-            #expect(left == [fresh.name + ".head", fresh.name + ".body", freshOrphan.name + ".body"])
+            #expect(left == [fresh.name + ".head", fresh.name + ".body", freshOrphan.name + ".body", writing.lastPathComponent])
         }
     }
 

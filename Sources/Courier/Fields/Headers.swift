@@ -109,13 +109,24 @@ public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
     public static func == (lhs: Headers, rhs: Headers) -> Bool { lhs.fields == rhs.fields }
     public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
-    /// Compares two header names, ignoring ASCII case, without allocating.
+    /// Compares two header names, ignoring ASCII case, without allocating: from their contiguous
+    /// bytes when both have them (a native string, or a short one), byte by byte otherwise.
     static func same(_ a: String, _ b: String) -> Bool {
         let x = a.utf8, y = b.utf8
         guard x.count == y.count else { return false }
-        for (p, q) in zip(x, y) where p != q {
-            if (p | 0x20) != (q | 0x20) || !((p | 0x20) >= 0x61 && (p | 0x20) <= 0x7A) { return false }
+        let compared = x.withContiguousStorageIfAvailable { x in
+            y.withContiguousStorageIfAvailable { y in
+                for index in 0..<x.count where !sameIgnoringCase(x[index], y[index]) { return false }
+                return true
+            }
         }
+        if let compared = compared ?? nil { return compared }
+        for (p, q) in zip(x, y) where !sameIgnoringCase(p, q) { return false }
         return true
+    }
+
+    /// Whether two bytes are the same, or the same ASCII letter in another case.
+    private static func sameIgnoringCase(_ p: UInt8, _ q: UInt8) -> Bool {
+        p == q || ((p | 0x20) == (q | 0x20) && (p | 0x20) >= 0x61 && (p | 0x20) <= 0x7A)
     }
 }

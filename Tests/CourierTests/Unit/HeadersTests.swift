@@ -33,6 +33,27 @@ struct HeadersTests {
         #expect(Headers.same("ETag", "etag"))
     }
 
+    @Test("Names match as RFC 9110 says: ASCII letters in either case, every other byte as is, short and long names alike")
+    func namesMatchByteByByte() {
+        func folded(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }
+        var mismatches: [String] = []
+        for p in UInt8(0)...255 {
+            for q in UInt8(0)...255 {
+                // A short name and one past the length a string keeps inline.
+                for padding in ["", String(repeating: "x", count: 40)] {
+                    let a = String(decoding: Array(padding.utf8) + [p], as: UTF8.self)
+                    let b = String(decoding: Array(padding.uppercased().utf8) + [q], as: UTF8.self)
+                    // A byte past ASCII is not valid UTF-8 alone and decodes as U+FFFD.
+                    let expected = a.utf8.map(folded) == b.utf8.map(folded)
+                    if Headers.same(a, b) != expected { mismatches.append("\(p) \(q) +\(padding.count)") }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+        #expect(!Headers.same("Accept-Encoding", "Accept-Encodinh"))
+        #expect(!Headers.same("Content-Type", "Content-Typ"))
+    }
+
     @Test("Several values for one name keep their order; the subscript gives the first")
     func multipleValues() {
         var headers = Headers()

@@ -52,6 +52,18 @@ struct PrintableTextTests {
         }
     }
 
+    @Test("in plain ASCII text, each ASCII character is escaped exactly when it is a control, at either end or in the middle")
+    func asciiByteByByte() {
+        for value in UInt8(0)...0x7F {
+            let scalar = Unicode.Scalar(value)
+            let raw = String(scalar)
+            let expected = PrintableText.needsEscaping(scalar) ? "\\u{\(String(value, radix: 16, uppercase: true))}" : raw
+            for (before, after) in [("", ""), ("GET /a", ""), ("", "b c"), ("x-header", "value")] {
+                #expect(PrintableText.escaping(before + raw + after) == before + expected + after, "\(value)")
+            }
+        }
+    }
+
     @Test("a CourierError's message and description never carry a raw control character")
     func errorsAreEscaped() throws {
         var error = CourierError(.validationFailed, "The server answered 404 Not\u{1B}[31mFound\u{202E}", underlyingError: CourierError(.transport, "x\u{9B}y"))

@@ -18,7 +18,13 @@ struct LoopBalancer: Sendable {
     /// How many origins the table holds before an origin with nothing in flight is forgotten.
     static let idleOriginsKept = 64
     private let loopCount: Int
-    private let inFlight = NIOLockedValueBox<[String: [Int]]>([:])
+    private let inFlight = NIOLockedValueBox<[String: Load]>([:])
+
+    /// One origin's requests in flight on each loop, and its home loop.
+    private struct Load {
+        var home: Int
+        var counts: [Int]
+    }
 
     /// A balancer over `loopCount` loops, numbered from 0.
     init(loopCount: Int) {
@@ -30,23 +36,28 @@ struct LoopBalancer: Sendable {
         Int(UInt(bitPattern: origin.hashValue) % UInt(loopCount))
     }
 
+    /// Runs `body` on the load of `origin`, in place in the table (one lookup; the home loop is
+    /// computed when the origin enters the table).
+    private func withLoad<Result>(of origin: String, _ body: (inout Load) -> Result) -> Result {
+        let loopCount = self.loopCount
+        return inFlight.withLockedValue { table in
+            body(&table[origin, default: Load(home: home(of: origin), counts: Array(repeating: 0, count: loopCount))])
+        }
+    }
+
     /// Chooses the loop for a request to `origin` and counts it in flight there until
     /// ``release(_:loop:)``; also tells whether that loop had none of the origin's requests
     /// in flight, and so is likely idle.
     func acquire(_ origin: String) -> (loop: Int, wasIdle: Bool) {
-        let home = home(of: origin)
         let loopCount = self.loopCount
-        return inFlight.withLockedValue { table in
-            // Taken out and put back, so that the counts are changed in place, not copied.
-            var counts = table.removeValue(forKey: origin) ?? Array(repeating: 0, count: loopCount)
-            var chosen = home
+        return withLoad(of: origin) { load in
+            var chosen = load.home
             for offset in 1..<loopCount {
-                let candidate = (home + offset) % loopCount
-                if counts[candidate] < counts[chosen] { chosen = candidate }
+                let candidate = (load.home + offset) % loopCount
+                if load.counts[candidate] < load.counts[chosen] { chosen = candidate }
             }
-            let wasIdle = counts[chosen] == 0
-            counts[chosen] += 1
-            table[origin] = counts
+            let wasIdle = load.counts[chosen] == 0
+            load.counts[chosen] += 1
             return (chosen, wasIdle)
         }
     }
@@ -54,34 +65,32 @@ struct LoopBalancer: Sendable {
     /// Counts a request to `origin` in flight on `loop`, chosen by the caller, until
     /// ``release(_:loop:)``.
     func acquire(_ origin: String, on loop: Int) {
-        let loopCount = self.loopCount
-        inFlight.withLockedValue { table in
-            var counts = table.removeValue(forKey: origin) ?? Array(repeating: 0, count: loopCount)
-            counts[loop] += 1
-            table[origin] = counts
-        }
+        withLoad(of: origin) { $0.counts[loop] += 1 }
     }
 
     /// A request to `origin` that ``acquire(_:)`` or ``acquire(_:on:)`` sent to `loop` has
     /// ended.
     func release(_ origin: String, loop: Int) {
         inFlight.withLockedValue { table in
-            guard var counts = table.removeValue(forKey: origin) else { return }
-            counts[loop] = max(0, counts[loop] - 1)
+            guard let index = table.index(forKey: origin) else { return }
+            let isIdle = table.values[index].counts.withUnsafeMutableBufferPointer { counts in
+                counts[loop] = max(0, counts[loop] - 1)
+                return !counts.contains { $0 > 0 }
+            }
             // An idle origin's counts are kept, up to a bound, so that its next request does
             // not allocate them again.
-            if table.count < Self.idleOriginsKept || counts.contains(where: { $0 > 0 }) { table[origin] = counts }
+            if isIdle, table.count > Self.idleOriginsKept { table.remove(at: index) }
         }
     }
 
     /// How many requests to `origin` are in flight on each loop.
     func load(of origin: String) -> [Int] {
-        inFlight.withLockedValue { $0[origin] } ?? Array(repeating: 0, count: loopCount)
+        inFlight.withLockedValue { $0[origin]?.counts } ?? Array(repeating: 0, count: loopCount)
     }
 
     /// How many origins have requests in flight.
     var originsInFlight: Int {
-        inFlight.withLockedValue { $0.values.count { $0.contains { $0 > 0 } } }
+        inFlight.withLockedValue { $0.values.count { $0.counts.contains { $0 > 0 } } }
     }
 
     /// How many origins the table holds, in flight or kept while idle.

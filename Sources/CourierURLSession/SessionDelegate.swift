@@ -9,8 +9,8 @@ import FoundationNetworking
 /// The delegate of a ``CourierURLSessionTransport``'s session: passes each task's events to its
 /// ``SessionExchange`` (a data task, or an upload task of the background transfers session) or
 /// ``DownloadTaskExchange`` (a download of the background transfers session, whose body it
-/// moves, or on Linux writes, into the ``TransferLedger`` first), keeps the answers to uploads nobody waits for
-/// (``UnclaimedResponses``), and keeps URLSession from acting on its own.
+/// moves, or on Linux writes, into the ``TransferLedger`` first), keeps the answers to uploads
+/// nobody waits for (``UnclaimedResponses``), and keeps URLSession from acting on its own.
 ///
 /// It follows no redirect (Courier's redirect rules do, one hop at a time), answers no
 /// authentication challenge with a stored credential (Courier's authenticators do), and
@@ -167,7 +167,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloa
             let cancelled = (error as? URLError)?.code == .cancelled
             // A data task's body is in the part file (see `DownloadTaskExchange`).
             let part = task is URLSessionDownloadTask ? nil : download.closePart()
-            let body = part?.hasBody == true ? download.partFile : nil
+            let body = part?.file
             if let ledger, let name, let response = task.response as? HTTPURLResponse, !download.isDone {
                 if part != nil, error == nil {
                     download.finished(part?.isDropped == true ? nil : ledger.keep(body, response: response, name: name, isClaimed: true))

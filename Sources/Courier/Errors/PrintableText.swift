@@ -26,8 +26,8 @@ public enum PrintableText {
     /// escaping twice changes nothing.
     public static func escaping(_ text: String) -> String {
         // Printable ASCII, the usual text, is recognised from its bytes and returned as it is.
-        var bytes = text
-        if bytes.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return text }
+        var contiguous = text
+        if contiguous.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }) { return text }
         guard text.unicodeScalars.contains(where: needsEscaping) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -16,7 +16,7 @@ import FoundationNetworking
 /// own. FoundationNetworking writes a download task's body to a file in the shared temporary
 /// folder, readable by other users, and leaves it there when the task fails or is cancelled; so
 /// there the task is a data task, and the exchange writes each piece of the body to the ledger's
-/// part file itself (``append(_:to:)``).
+/// part file itself (``append(_:)``).
 final class DownloadTaskExchange: Sendable {
     private struct State {
         var entry: TransferLedger.Entry?
@@ -77,12 +77,12 @@ final class DownloadTaskExchange: Sendable {
         return true
     }
 
-    /// Closes the part file once the data task has completed; returns whether it holds the
-    /// body: `false` when no body arrived, or a piece could not be written.
-    func closePart() -> (hasBody: Bool, isDropped: Bool) {
+    /// Closes the part file once the data task has completed: `file` is ``partFile`` when it
+    /// holds the body, `nil` when no body arrived; `isDropped` when a piece could not be written.
+    func closePart() -> (file: URL?, isDropped: Bool) {
         state.withLockedValue { state in
             state.part.close()
-            return (state.part.hasFile && !state.part.isDropped, state.part.isDropped)
+            return (state.part.hasFile && !state.part.isDropped ? partFile : nil, state.part.isDropped)
         }
     }
 

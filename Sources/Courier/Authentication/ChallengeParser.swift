@@ -164,6 +164,12 @@ struct ChallengeParser {
 
     /// Letters, digits and `-._~+/`: the token characters without `!#$%&'*^`|`, plus `/`.
     private static func isToken68Byte(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "/") || (WireValidation.isTokenByte(byte) && !"!#$%&'*^`|".utf8.contains(byte))
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+            return true
+        default:
+            return false
+        }
     }
 }

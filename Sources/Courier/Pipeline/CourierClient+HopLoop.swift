@@ -166,6 +166,15 @@ extension CourierClient {
     nonisolated(nonsending) func admit(
         _ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil
     ) async throws -> Admitted {
+        let admitted = try enterLine(&request, deadline: deadline)
+        guard let budget = configuration.originBudget else { return admitted }
+        return try await permit(admitted, from: budget, for: request, deadline: deadline)
+    }
+
+    /// The part of ``admit(_:deadline:)`` that never waits: the checks and the place in line.
+    /// Kept apart so that the usual admission, without a shared budget, lays out no
+    /// asynchronous frame of its own.
+    private func enterLine(_ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant?) throws(CourierError) -> Admitted {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
         let origin = request.rememberOrigin()
@@ -178,17 +187,24 @@ extension CourierClient {
                 Self.waitedTooLong(for: "a free slot (ClientConfiguration.limits)", url: url, timeout: timeout)
             }
         }
-        guard let budget = configuration.originBudget else { return Admitted(admission: admission, permit: nil, expiry: expiry) }
+        return Admitted(admission: admission, permit: nil, expiry: expiry)
+    }
+
+    /// Waits for `admitted`'s slot, then for `budget`'s permit for the request's origin.
+    nonisolated(nonsending) private func permit(
+        _ admitted: Admitted, from budget: any OriginBudget, for request: CourierHTTPRequest, deadline: ContinuousClock.Instant?
+    ) async throws -> Admitted {
+        let admission = admitted.admission
         do {
             try await admission.wait()
         } catch {
-            expiry?.cancel()
+            admitted.expiry?.cancel()
             admission.end(.inconclusive)
             throw error
         }
-        expiry?.cancel()
+        admitted.expiry?.cancel()
         do {
-            return Admitted(admission: admission, permit: try await budget.permit(for: origin, until: deadline), expiry: nil)
+            return Admitted(admission: admission, permit: try await budget.permit(for: request.origin, until: deadline), expiry: nil)
         } catch {
             admission.end(.inconclusive)
             if let deadline, ContinuousClock.now >= deadline, !(error is CancellationError) {

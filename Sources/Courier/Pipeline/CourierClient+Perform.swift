@@ -34,78 +34,67 @@ extension CourierClient {
         build: () throws(CourierError) -> CourierHTTPRequest,
         finish: nonisolated(nonsending) (CourierResponse) async throws -> Result
     ) async throws -> Result {
-        var lifecycle = RequestLifecycle()
-        let start = ContinuousClock.now
-        let startDate = Date()
-        let observers = self.observers
-        var current: CourierHTTPRequest?
-        var response: CourierResponse?
-
-        func move(to next: RequestState, error: (any Error)? = nil) {
-            guard let previous = try? lifecycle.transition(to: next) else { return }
-            state?.withLockedValue { $0 = next }
-            guard !observers.isEmpty, let current else { return }
-            let event = RequestEvent(request: current, state: next, previousState: previous, response: response, error: error, start: start)
-            for observer in observers { observer.requestDidChangeState(event) }
-        }
-        func notify(_ call: (any RequestObserver, RequestEvent) -> Void, error: (any Error)? = nil) {
-            guard !observers.isEmpty, let current else { return }
-            let event = RequestEvent(request: current, state: lifecycle.state, previousState: lifecycle.state, response: response, error: error, start: start)
-            for observer in observers { call(observer, event) }
-        }
-
-        // The call's retry decisions, when it may be retried; whether any attempt began.
-        var retries: CallRetries?
-        var attempted = false
+        // Only `finish` knows the result's type: the rest of the call runs in `respond`, which
+        // is not generic, so its frames and values are laid out once for every result type.
+        var call = CallProgress(state: state, observers: observers)
         do {
-            try checkNotShutDown()
-            try Task.checkCancellation()
-            current = try build()
-            try current!.checkRanges()
-            current!.callDeadline = current!.timeout.map { start + $0 }
-            move(to: .started)
-            notify { $0.requestWillStart($1) }
-            let policy = retryPolicy ?? configuration.retryPolicy
-            // A call that may not be retried (the default) needs no decisions, and pays nothing
-            // for them.
-            if policy.maximumAttempts > 1 {
-                // A body that can be written only once is never sent twice.
-                let repeatable = (current!.method.isIdempotent || current!.headers.contains("Idempotency-Key")) && current!.body?.isOneShot != true
-                let decisions = CallRetries(policy: policy, repeatable: repeatable, deadline: current!.callDeadline)
-                begin(decisions)
-                retries = decisions
-            }
-            var received: CourierResponse
-            attempted = true
-            if let tracing {
-                let request = current!
-                received = try await traced(request, by: tracing) {
-                    try await attempt(request, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
-                }
-            } else {
-                received = try await attempt(current!, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
-            }
-            received.timing.start = start
-            received.timing.startDate = startDate
-            response = received
-            for validator in validators { try validator.validate(received) }
+            let received = try await respond(
+                &call, validators: validators, retryPolicy: retryPolicy, terminal: terminal, mayRetry: mayRetry, begin: begin, prepare: prepare,
+                build: build)
             let result = try await finish(received)
-            notify { $0.requestWillStop($1) }
-            move(to: .completed)
-            notify { $0.requestDidStop($1) }
+            call.complete()
             return result
         } catch {
-            var final = CourierClient.classify(error, url: current?.url)
-            if var failure = final as? CourierError, failure.attempts == 0, attempted {
-                failure.attempts = retries?.attempts ?? 1
-                final = failure
-            }
-            notify({ $0.requestWillStop($1) }, error: final)
-            let isCancellation = (final as? CourierError)?.kind == .cancelled
-            move(to: isCancellation ? .cancelled : .failed, error: final)
-            notify({ $0.requestDidStop($1) }, error: final)
-            throw final
+            throw call.fail(error)
         }
+    }
+
+    /// The call up to its validated response: build, start, retry around the interceptors and
+    /// `terminal`, validate; `call` records each step.
+    nonisolated(nonsending) private func respond(
+        _ call: inout CallProgress,
+        validators: [ResponseValidator],
+        retryPolicy: CourierRetryPolicy?,
+        terminal: Terminal?,
+        mayRetry: @Sendable () -> Bool,
+        begin: (CallRetries) -> Void,
+        prepare: (@Sendable (inout CourierHTTPRequest) -> Void)?,
+        build: () throws(CourierError) -> CourierHTTPRequest
+    ) async throws -> CourierResponse {
+        try checkNotShutDown()
+        try Task.checkCancellation()
+        call.current = try build()
+        try call.current!.checkRanges()
+        call.current!.callDeadline = call.current!.timeout.map { call.start + $0 }
+        let request = call.current!
+        call.move(to: .started)
+        call.notify { $0.requestWillStart($1) }
+        let policy = retryPolicy ?? configuration.retryPolicy
+        // A call that may not be retried (the default) needs no decisions, and pays nothing
+        // for them.
+        if policy.maximumAttempts > 1 {
+            // A body that can be written only once is never sent twice.
+            let repeatable = (request.method.isIdempotent || request.headers.contains("Idempotency-Key")) && request.body?.isOneShot != true
+            let decisions = CallRetries(policy: policy, repeatable: repeatable, deadline: request.callDeadline)
+            begin(decisions)
+            call.retries = decisions
+        }
+        var received: CourierResponse
+        call.attempted = true
+        let retries = call.retries
+        let start = call.start
+        if let tracing {
+            received = try await traced(request, by: tracing) {
+                try await attempt(request, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
+            }
+        } else {
+            received = try await attempt(request, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
+        }
+        received.timing.start = start
+        received.timing.startDate = call.startDate
+        call.response = received
+        for validator in validators { try validator.validate(received) }
+        return received
     }
 
     nonisolated(nonsending) func perform<Value>(

@@ -13,24 +13,54 @@ extension URLBuilder {
     static func canonicalURL(path: String, baseString base: String?, queryPairs: [(String, String?)]) -> URL? {
         guard queryPairs.isEmpty else { return nil }
         let text: String
-        if path.utf8.starts(with: "http://".utf8) || path.utf8.starts(with: "https://".utf8) {
+        if isHTTPPrefixed(path) {
             guard isCanonical(absolute: path) else { return nil }
             text = path
         } else {
-            guard let base, !base.utf8.contains(UInt8(ascii: "?")), !base.utf8.contains(UInt8(ascii: "#")),
-                base.utf8.starts(with: "http://".utf8) || base.utf8.starts(with: "https://".utf8), isCanonical(absolute: base)
+            guard let base, !base.utf8.contains(UInt8(ascii: "?")), !base.utf8.contains(UInt8(ascii: "#")), isHTTPPrefixed(base),
+                isCanonical(absolute: base)
             else { return nil }
             let relative = path.utf8.drop { $0 == UInt8(ascii: "/") }
             // A path the rule treats specially: empty (the base itself), `//…` (scheme-relative),
             // anything that could read as a scheme, or an empty own query (which the rule drops).
             guard let first = relative.first, first != UInt8(ascii: "?"), first != UInt8(ascii: "#"),
-                !path.utf8.starts(with: "//".utf8), !hasScheme(path), !path.utf8.starts(with: ".".utf8),
+                path.utf8.first != UInt8(ascii: "."), !isSchemeRelative(path), !hasScheme(path),
                 isCanonical(pathQueryFragment: Substring(relative)), !hasEmptyQuery(Substring(relative))
             else { return nil }
             text = base + (base.utf8.last == UInt8(ascii: "/") ? "" : "/") + Substring(relative)
         }
-        guard let url = URL(string: text), url.host?.isEmpty == false else { return nil }
-        return url
+        // The authority was checked above: a host of at least one letter, digit, dot or hyphen,
+        // so the parsed URL has one, and it is not looked up again.
+        return URL(string: text)
+    }
+
+    /// Whether `text` starts with `//`.
+    private static func isSchemeRelative(_ text: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        return bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "/")
+    }
+
+    /// Whether `text` starts with `http://` or `https://`, in lower case: read from the string's
+    /// own bytes, since walking two strings' views in step costs more than the rest of the check.
+    private static func isHTTPPrefixed(_ text: String) -> Bool {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ isHTTPPrefixed($0) }) { return result }
+        return Array(text.utf8.prefix(8)).withUnsafeBufferPointer { isHTTPPrefixed($0) }
+    }
+
+    private static func isHTTPPrefixed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        httpSchemeLength(bytes) != nil
+    }
+
+    /// 7 for `http://`, 8 for `https://`, `nil` for anything else.
+    private static func httpSchemeLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count >= 7, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"), bytes[2] == UInt8(ascii: "t"),
+            bytes[3] == UInt8(ascii: "p")
+        else { return nil }
+        let colon = bytes[4] == UInt8(ascii: "s") ? 5 : 4
+        guard bytes.count >= colon + 3, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+            bytes[colon + 2] == UInt8(ascii: "/")
+        else { return nil }
+        return colon + 3
     }
 
     /// Whether `text` (`http://` or `https://`, then the rest) is an absolute URL the rule keeps
@@ -42,8 +72,7 @@ extension URLBuilder {
     }
 
     private static func isCanonical(absolute bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let schemeLength = bytes.starts(with: "https://".utf8) ? 8 : 7
-        guard bytes.count > schemeLength else { return false }
+        guard let schemeLength = httpSchemeLength(bytes), bytes.count > schemeLength else { return false }
         let rest = UnsafeBufferPointer(rebasing: bytes[schemeLength...])
         let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.count
         guard isPlainAuthority(UnsafeBufferPointer(rebasing: rest[..<authorityEnd])) else { return false }

@@ -39,6 +39,11 @@ struct URLBuilderPropertyTests {
             ("HTTP://h/x", nil, false),
             ("/users", "https://api.example.com/v1?key=1", false),
             ("/p?", "https://api.example.com", false),
+            ("https://h/a!$&'()*+,;=:@b?c=d/e#f", nil, true),
+            ("/a!$&'()*+,;=:@b", "http://h:8080/", true),
+            ("httpx/y", "https://api.example.com", true),
+            ("//h/x", "https://api.example.com", false),
+            ("/x", "HTTPS://api.example.com", false),
         ] as [(String, String?, Bool)]
     )
     func shortcutTakesCommonInputs(path: String, base: String?, takesShortcut: Bool) throws {

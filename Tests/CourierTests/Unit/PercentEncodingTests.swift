@@ -156,4 +156,12 @@ struct PercentEncodingTests {
         for byte in "0123456789abcdefABCDEF".utf8 { #expect(PercentEncoding.isHexDigit(byte)) }
         for byte in "gGzZ %-".utf8 { #expect(!PercentEncoding.isHexDigit(byte)) }
     }
+
+    @Test("Sub-delimiters are exactly RFC 3986's eleven, byte by byte")
+    func subDelimitersByteByByte() {
+        let delimiters = Set("!$&'()*+,;=".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(PercentEncoding.isSubDelimiter(byte) == delimiters.contains(byte), "byte \(byte)")
+        }
+    }
 }

@@ -52,13 +52,12 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         // Bodies are decoded by the delegates (ContentDecoder): every layer, none for a response
         // without a body, and a typed error for a coding Courier cannot undo.
         settings.decompression = .disabled
-        // Every HTTP/1.1 connection gets a guard against status codes outside 100–999, which
-        // AsyncHTTPClient would stop the process on (see StatusCodeGuard).
-        // Then a tap that carries each exchange's trailers and early end (see ExchangeRelay).
+        // Every HTTP/1.1 connection gets a tap that carries each exchange's trailers and early
+        // end (see ExchangeRelay) and refuses status codes outside 100–999, which
+        // AsyncHTTPClient would stop the process on (the StatusCodeGuard rule).
         let relay = self.relay
         settings.http1_1ConnectionDebugInitializer = { channel in
             channel.eventLoop.submit {
-                try StatusCodeGuard.install(on: channel)
                 try ExchangeTap.install(on: channel, relay: relay)
             }
         }

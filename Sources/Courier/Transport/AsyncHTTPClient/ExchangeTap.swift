@@ -27,6 +27,12 @@ import NIOHTTP2
 /// Each body part of a streamed response is kept in the exchange's ``EarlyEnd`` until its
 /// delegate has it, so that a connection that fails in the middle loses none of what came.
 /// All state is confined to the channel's loop.
+///
+/// On an HTTP/1.1 connection the tap sits right after the response decoder and also refuses a
+/// head whose status code is outside 100–999, as ``StatusCodeGuard`` does on Courier's own
+/// connections (AsyncHTTPClient 1.37 stops the process on a code below 100): the error goes
+/// down the pipeline, the connection closes, and nothing of that response reaches
+/// AsyncHTTPClient. On an HTTP/2 stream ``HTTP2StatusCodeGuard`` has checked `:status` first.
 final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
@@ -54,6 +60,8 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
     private var current: Current?
     /// The end of a response that came before its request's end, with its trailers.
     private var heldEnd: HTTPHeaders??
+    /// Whether a head with a status code outside 100–999 was refused: nothing more is read.
+    private var refused = false
 
     init(relay: ExchangeRelay, isStream: Bool) {
         self.relay = relay
@@ -94,9 +102,16 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
         switch unwrapInboundIn(data) {
-        case .head(let head) where head.status.code >= 200:
-            current?.status = head.status.code
+        case .head(let head):
+            if !isStream, let refusal = StatusCodeGuard.refusal(of: head) {
+                refused = true
+                context.fireErrorCaught(refusal)
+                context.close(promise: nil)
+                return
+            }
+            if head.status.code >= 200 { current?.status = head.status.code }
         case .body(let piece):
             current?.responseBytes += piece.readableBytes
             current?.keeper?.received(piece)
@@ -119,8 +134,6 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
                 heldEnd = .some(trailers)
                 return
             }
-        default:
-            break
         }
         context.fireChannelRead(data)
     }
@@ -158,12 +171,12 @@ final class ExchangeTap: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Adds a tap after the response decoder (and its status guard) of an HTTP/1.1
-    /// connection's pipeline. Call on its loop.
+    /// Adds a tap right after the response decoder of an HTTP/1.1 connection's pipeline. Call
+    /// on its loop.
     static func install(on channel: any Channel, relay: ExchangeRelay) throws {
         let sync = channel.pipeline.syncOperations
-        let guarded = try sync.handler(type: StatusCodeGuard.self)
-        try sync.addHandler(ExchangeTap(relay: relay, isStream: false), position: .after(guarded))
+        let decoder = try sync.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
+        try sync.addHandler(ExchangeTap(relay: relay, isStream: false), position: .after(decoder))
     }
 
     /// Adds a tap after the HTTP/2-to-HTTP/1 translation of `stream`. Call on its loop.

@@ -4,7 +4,9 @@ import NIOHTTP1
 import NIOHTTP2
 
 /// Refuses a response head whose status code is outside 100–999 (RFC 9110 §15), before the
-/// HTTP client behind it sees the head.
+/// HTTP client behind it sees the head: on Courier's own HTTP/1.1 connections. On
+/// AsyncHTTPClient's, the ``ExchangeTap`` that sits in the same place applies the same rule
+/// (``refusal(of:)``), which saves each part of a response one handler.
 ///
 /// A code below 100 would otherwise count as an interim (1xx) response and the body behind it
 /// would arrive with no head: AsyncHTTPClient 1.37 stops the process on that (a precondition
@@ -19,13 +21,20 @@ final class StatusCodeGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        if case .head(let head) = unwrapInboundIn(data), !(100...999).contains(head.status.code) {
+        if case .head(let head) = unwrapInboundIn(data), let refusal = StatusCodeGuard.refusal(of: head) {
             refused = true
-            context.fireErrorCaught(InvalidStatusCode(code: String(head.status.code)))
+            context.fireErrorCaught(refusal)
             context.close(promise: nil)
             return
         }
         context.fireChannelRead(data)
+    }
+
+    /// The error that refuses `head`, when its status code is outside 100–999; `nil` when the
+    /// code may pass. The one rule for every HTTP/1.1 connection: this guard's, and the
+    /// ``ExchangeTap``'s on AsyncHTTPClient's connections.
+    static func refusal(of head: HTTPResponseHead) -> InvalidStatusCode? {
+        (100...999).contains(head.status.code) ? nil : InvalidStatusCode(code: String(head.status.code))
     }
 
     /// Adds a guard after the response decoder of `channel`'s pipeline. Call on its loop.

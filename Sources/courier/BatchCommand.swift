@@ -147,6 +147,8 @@ struct BatchCommand: AsyncParsableCommand {
                 : "\(index) \(response.status) \(response.url.absoluteString) \(response.body.count) bytes"
         }
         request.validators = fail ? [.statusCode(100..<400)] : []
+        // Room for the item's fields, Accept-Encoding and the client's User-Agent at once.
+        request.headers.reserveCapacity(item.headers.count + 2)
         for (name, value) in item.headers { request.headers.add(name: name, value: value) }
         if !request.headers.contains("Accept-Encoding") {
             request.headers.add(name: "Accept-Encoding", value: "identity")

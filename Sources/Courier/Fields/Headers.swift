@@ -61,7 +61,7 @@ public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
 
     /// Makes room for `count` fields in all, so that adding up to that many grows the storage
     /// at most once.
-    mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)
     }
 

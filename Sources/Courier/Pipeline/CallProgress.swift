@@ -13,7 +13,7 @@ struct CallProgress {
     private let state: NIOLockedValueBox<RequestState>?
     private let observers: [any RequestObserver]
     /// When the call began, kept in a form of known size (see ``ClockReading``).
-    private let started = ClockReading.now
+    let started = ClockReading.now
     let startDate = Date()
     /// The request once built; `nil` before.
     var current: CourierHTTPRequest?

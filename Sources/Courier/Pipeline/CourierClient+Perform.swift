@@ -65,7 +65,7 @@ extension CourierClient {
         try Task.checkCancellation()
         call.current = try build()
         try call.current!.checkRanges()
-        call.current!.callDeadline = call.current!.timeout.map { call.start + $0 }
+        call.current!.startCall(at: call.started)
         let request = call.current!
         call.move(to: .started)
         call.notify { $0.requestWillStart($1) }
@@ -82,7 +82,9 @@ extension CourierClient {
         var received: CourierResponse
         call.attempted = true
         let retries = call.retries
-        let start = call.start
+        // Readings, not instants, cross the awaits below: an instant's size is not known
+        // outside the standard library, so each one held by an asynchronous frame is allocated.
+        let start = call.started
         if let tracing {
             received = try await traced(request, by: tracing) {
                 try await attempt(request, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
@@ -90,8 +92,7 @@ extension CourierClient {
         } else {
             received = try await attempt(request, retries: retries, start: start, terminal: terminal, mayRetry: mayRetry, prepare: prepare)
         }
-        received.timing.start = start
-        received.timing.startDate = call.startDate
+        received.timing.setStart(start, date: call.startDate)
         call.response = received
         for validator in validators { try validator.validate(received) }
         return received
@@ -148,7 +149,7 @@ extension CourierClient {
     /// Runs the interceptors and `terminal`, and again after a retryable failure, as the
     /// call's `retries` and `mayRetry` allow.
     nonisolated(nonsending) private func attempt(
-        _ request: CourierHTTPRequest, retries: CallRetries?, start: ContinuousClock.Instant, terminal: Terminal?, mayRetry: () -> Bool,
+        _ request: CourierHTTPRequest, retries: CallRetries?, start: ClockReading, terminal: Terminal?, mayRetry: () -> Bool,
         prepare: (@Sendable (inout CourierHTTPRequest) -> Void)?
     ) async throws -> CourierResponse {
         func attempted() -> CourierHTTPRequest {
@@ -178,7 +179,8 @@ extension CourierClient {
                 return response!
             }
             if !observers.isEmpty {
-                var event = RequestEvent(request: request, state: .started, previousState: .started, response: response, error: failure, start: start)
+                var event = RequestEvent(
+                    request: request, state: .started, previousState: .started, response: response, error: failure, start: start.instant)
                 event.attempt = retries.attempts - 1
                 event.retryDelay = delay
                 for observer in observers { observer.requestWillRetry(event) }

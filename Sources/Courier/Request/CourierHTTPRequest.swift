@@ -87,6 +87,10 @@ public struct CourierHTTPRequest: Sendable {
         get { storedCallDeadline.instant }
         set { storedCallDeadline = newValue.map(ClockReading.init) }
     }
+    /// Sets ``callDeadline`` from ``timeout``, for a call that started at `start`.
+    mutating func startCall(at start: ClockReading) {
+        storedCallDeadline = timeout.map { start + $0 }
+    }
     /// ``callDeadline``, kept in a form of known size, so that a request is copied without the
     /// runtime's help (see ``ClockReading``).
     private var storedCallDeadline: ClockReading?

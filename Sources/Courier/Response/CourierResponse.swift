@@ -213,6 +213,15 @@ public struct Timing: Sendable, Hashable {
     mutating func setFirstByte(_ reading: ClockReading) { firstByteReading = reading }
     /// Sets when the body was complete, from a reading.
     mutating func setEnd(_ reading: ClockReading) { endReading = reading }
+    /// Sets when the body was complete to now, unless it was set already.
+    mutating func endIfOpen() {
+        if endReading == nil { endReading = .now }
+    }
+    /// Sets when the request started, from a reading, and the wall-clock time it started.
+    mutating func setStart(_ reading: ClockReading, date: Date) {
+        startReading = reading
+        startDate = date
+    }
 
     /// From start to the first byte of the response.
     public var timeToFirstByte: Duration? { firstByte.map { $0 - start } }

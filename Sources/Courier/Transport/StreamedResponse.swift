@@ -41,7 +41,7 @@ public struct StreamedResponse: Sendable {
         // Changed in place: a response handed over whole is not copied.
         head.body = try await body.collectOnCallersExecutor(upTo: maximumBytes)
         head.trailers = body.trailers ?? Headers()
-        if head.timing.end == nil { head.timing.end = .now }
+        head.timing.endIfOpen()
         return head
     }
 

@@ -11,7 +11,7 @@ struct ClockReading: Hashable, Comparable, Sendable {
     private static let origin = ContinuousClock.now
 
     /// How far this reading lies from ``origin`` (negative before it).
-    private let offset: Duration
+    private var offset: Duration
 
     /// The reading of `instant`.
     init(_ instant: ContinuousClock.Instant) {
@@ -25,6 +25,13 @@ struct ClockReading: Hashable, Comparable, Sendable {
     var instant: ContinuousClock.Instant { Self.origin + offset }
 
     static func < (lhs: ClockReading, rhs: ClockReading) -> Bool { lhs.offset < rhs.offset }
+
+    /// The reading `duration` after `lhs`.
+    static func + (lhs: ClockReading, rhs: Duration) -> ClockReading {
+        var reading = lhs
+        reading.offset += rhs
+        return reading
+    }
 
     /// The time from `rhs` to `lhs`.
     static func - (lhs: ClockReading, rhs: ClockReading) -> Duration { lhs.offset - rhs.offset }

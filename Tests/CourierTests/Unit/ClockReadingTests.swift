@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Courier
@@ -33,5 +34,37 @@ struct ClockReadingTests {
         var same = Timing(startDate: timing.startDate, start: start)
         same.firstByte = start + .milliseconds(30)
         #expect(same == timing)
+    }
+
+    @Test(arguments: [Duration.zero, .milliseconds(1), .seconds(-30), .seconds(3600)])
+    func aReadingPlusADurationIsTheInstantPlusIt(_ duration: Duration) {
+        let instant = ContinuousClock.now - .seconds(1)
+        #expect((ClockReading(instant) + duration).instant == instant + duration)
+        #expect((ClockReading(instant) + duration) - ClockReading(instant) == duration)
+    }
+
+    @Test func aTimingEndsOnceAndStartsWhereItIsTold() {
+        var timing = Timing(start: ContinuousClock.now - .seconds(1))
+        let end = ContinuousClock.now - .milliseconds(500)
+        timing.end = end
+        timing.endIfOpen()
+        #expect(timing.end == end)
+        timing.end = nil
+        timing.endIfOpen()
+        #expect(timing.end.map { $0 > end } == true)
+        let start = ContinuousClock.now - .seconds(9)
+        let date = Date(timeIntervalSince1970: 1_000)
+        timing.setStart(ClockReading(start), date: date)
+        #expect(timing.start == start && timing.startDate == date)
+    }
+
+    @Test func aRequestsCallDeadlineIsItsTimeoutFromTheCallsStart() throws {
+        let start = ContinuousClock.now - .seconds(2)
+        var request = CourierHTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1/")))
+        request.startCall(at: ClockReading(start))
+        #expect(request.callDeadline == nil)
+        request.timeout = .seconds(7)
+        request.startCall(at: ClockReading(start))
+        #expect(request.callDeadline == start + .seconds(7))
     }
 }

@@ -171,8 +171,10 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             error.requestMayHaveBeenSent = false
             throw error
         }
+        // Room for the exchange marker and for what AsyncHTTPClient adds (Host, and the body's
+        // framing field), so that the list is made once.
         var headers = HTTPHeaders()
-        headers.reserveCapacity(request.headers.count + 1)
+        headers.reserveCapacity(request.headers.count + 3)
         for field in request.headers.insideTunnel(of: proxy) { headers.add(name: field.name, value: field.value) }
         headers.add(name: ExchangeRelay.fieldName, value: exchange.marker)
         var body: HTTPClient.Body?

@@ -23,8 +23,11 @@ struct CoalescingKey: Hashable, Sendable {
     /// Connection settings of the request's own: another proxy, TLS policy or decoding is
     /// another exchange.
     private let connection: ConnectionOverrides
-    /// The fields' hash, computed once: a key is hashed when its flight starts and again when
-    /// it lands.
+    /// The hash of the method and the URL, computed once: a key is hashed when its flight
+    /// starts and again when it lands. The other fields take part in `==` only: requests in
+    /// flight together that differ in their URL are the rule, and in nothing else but their
+    /// headers or limits the exception, so hashing those would cost every request and separate
+    /// almost none.
     private let hash: Int
 
     /// The key of `request`, or `nil` when it may not share a flight: a method other than GET
@@ -47,12 +50,6 @@ struct CoalescingKey: Hashable, Sendable {
         var hasher = Hasher()
         hasher.combine(method)
         hasher.combine(url)
-        hasher.combine(headers)
-        hasher.combine(maximumBodySize)
-        hasher.combine(timeout)
-        hasher.combine(sensitiveHeaders)
-        hasher.combine(redirectPolicy)
-        if !connection.isEmpty { hasher.combine(connection) }
         hash = hasher.finalize()
     }
 

@@ -35,13 +35,7 @@ extension CourierClient {
         _ request: CourierHTTPRequest,
         deliver: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        // The call's deadline, set when it started; a timeout an interceptor shortened since
-        // counts from now.
-        var deadline = request.callDeadline
-        if let timeout = request.timeout {
-            let fromNow = ContinuousClock.now + timeout
-            if deadline.map({ fromNow < $0 }) ?? true { deadline = fromNow }
-        }
+        let deadline = request.hopDeadline
         var redirects = RedirectStateMachine(policy: request.redirectPolicy ?? configuration.redirectPolicy, request: request)
         var attempts = AuthenticationAttempts()
         var current = request
@@ -119,14 +113,14 @@ extension CourierClient {
     /// it for the loop's result, and is handed the start of the exchange (see ``Admission``):
     /// it waits for the slot itself.
     nonisolated(nonsending) private func stream<Result: Sendable>(
-        _ request: CourierHTTPRequest, admission: Admission, deadline: ContinuousClock.Instant?,
+        _ request: CourierHTTPRequest, admission: Admission, deadline: ClockReading?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         if let routing = transport as? RoutingTransport {
             return try await routing.stream(request, deadline: deadline, admission: admission, body: body)
         }
         try await admission.wait()
-        return try await transport.stream(request, deadline: deadline, body: body)
+        return try await transport.stream(request, deadline: deadline?.instant, body: body)
     }
 
     /// Sends `request` through ``hops(_:deliver:)`` and collects the final response's
@@ -164,7 +158,7 @@ extension CourierClient {
     /// and then for the budget's permit; otherwise the admission may still be waiting, and
     /// ``stream(_:admission:deadline:body:)`` sees to the wait.
     nonisolated(nonsending) func admit(
-        _ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant? = nil
+        _ request: inout CourierHTTPRequest, deadline: ClockReading? = nil
     ) async throws -> Admitted {
         let admitted = try enterLine(&request, deadline: deadline)
         guard let budget = configuration.originBudget else { return admitted }
@@ -174,7 +168,7 @@ extension CourierClient {
     /// The part of ``admit(_:deadline:)`` that never waits: the checks and the place in line.
     /// Kept apart so that the usual admission, without a shared budget, lays out no
     /// asynchronous frame of its own.
-    private func enterLine(_ request: inout CourierHTTPRequest, deadline: ContinuousClock.Instant?) throws(CourierError) -> Admitted {
+    private func enterLine(_ request: inout CourierHTTPRequest, deadline: ClockReading?) throws(CourierError) -> Admitted {
         try WireValidation.validateMethod(request.method)
         try WireValidation.validate(request.headers)
         let origin = request.rememberOrigin()
@@ -183,7 +177,7 @@ extension CourierClient {
         if admission.arrivedWaiting, let deadline {
             let url = request.url
             let timeout = request.timeout
-            expiry = scheduler.expire(admission, at: deadline) {
+            expiry = scheduler.expire(admission, at: deadline.instant) {
                 Self.waitedTooLong(for: "a free slot (ClientConfiguration.limits)", url: url, timeout: timeout)
             }
         }
@@ -192,7 +186,7 @@ extension CourierClient {
 
     /// Waits for `admitted`'s slot, then for `budget`'s permit for the request's origin.
     nonisolated(nonsending) private func permit(
-        _ admitted: Admitted, from budget: any OriginBudget, for request: CourierHTTPRequest, deadline: ContinuousClock.Instant?
+        _ admitted: Admitted, from budget: any OriginBudget, for request: CourierHTTPRequest, deadline: ClockReading?
     ) async throws -> Admitted {
         let admission = admitted.admission
         do {
@@ -204,10 +198,10 @@ extension CourierClient {
         }
         admitted.expiry?.cancel()
         do {
-            return Admitted(admission: admission, permit: try await budget.permit(for: request.origin, until: deadline), expiry: nil)
+            return Admitted(admission: admission, permit: try await budget.permit(for: request.origin, until: deadline?.instant), expiry: nil)
         } catch {
             admission.end(.inconclusive)
-            if let deadline, ContinuousClock.now >= deadline, !(error is CancellationError) {
+            if let deadline, ClockReading.now >= deadline, !(error is CancellationError) {
                 throw Self.waitedTooLong(for: "the shared origin budget (ClientConfiguration.originBudget)", url: request.url, timeout: request.timeout)
             }
             throw error

@@ -87,6 +87,15 @@ public struct CourierHTTPRequest: Sendable {
         get { storedCallDeadline.instant }
         set { storedCallDeadline = newValue.map(ClockReading.init) }
     }
+    /// When the next hop must have ended: the call's deadline, or, when an interceptor
+    /// shortened ``timeout`` since the call started, that timeout from now.
+    var hopDeadline: ClockReading? {
+        guard let timeout else { return storedCallDeadline }
+        let fromNow = ClockReading.now + timeout
+        guard let deadline = storedCallDeadline, deadline < fromNow else { return fromNow }
+        return deadline
+    }
+
     /// Sets ``callDeadline`` from ``timeout``, for a call that started at `start`.
     mutating func startCall(at start: ClockReading) {
         storedCallDeadline = timeout.map { start + $0 }

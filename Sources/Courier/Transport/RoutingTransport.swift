@@ -33,7 +33,7 @@ final class RoutingTransport: Transport {
             return try await secured.send(request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline)
         case .standard(let settings, let tls):
             do {
-                return try await standard.send(request, deadline: deadline, tls: tls)
+                return try await standard.send(request, deadline: deadline.map(ClockReading.init), tls: tls)
             } catch let error as CourierError where error.kind == .tls {
                 throw await explain(error, request: request, settings: settings)
             }
@@ -45,7 +45,7 @@ final class RoutingTransport: Transport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        try await stream(request, deadline: deadline, admission: nil, body: body)
+        try await stream(request, deadline: deadline.map(ClockReading.init), admission: nil, body: body)
     }
 
     /// Sends `request` once `admission`, if any, holds its scheduler slot: AsyncHTTPClient's
@@ -53,7 +53,7 @@ final class RoutingTransport: Transport {
     /// Courier's own connections wait for it first.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
-        deadline: ContinuousClock.Instant?,
+        deadline: ClockReading?,
         admission: Admission?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
@@ -61,7 +61,7 @@ final class RoutingTransport: Transport {
         case .channels(let settings, let configuration, let proxySettings):
             try await admission?.wait()
             return try await secured.stream(
-                request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline, body: body
+                request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline?.instant, body: body
             )
         case .standard(let settings, let tls):
             do {

@@ -67,4 +67,23 @@ struct ClockReadingTests {
         request.startCall(at: ClockReading(start))
         #expect(request.callDeadline == start + .seconds(7))
     }
+
+    @Test func aHopEndsByTheCallsDeadlineOrSoonerWhenTheTimeoutWasShortened() throws {
+        var request = CourierHTTPRequest(method: .get, url: try #require(URL(string: "http://127.0.0.1/")))
+        #expect(request.hopDeadline == nil)
+        let deadline = ContinuousClock.now + .seconds(30)
+        request.callDeadline = deadline
+        #expect(request.hopDeadline?.instant == deadline)
+        // A timeout longer than what is left keeps the call's deadline.
+        request.timeout = .seconds(600)
+        #expect(request.hopDeadline?.instant == deadline)
+        // A shorter one counts from now.
+        request.timeout = .seconds(1)
+        let before = ContinuousClock.now
+        let shortened = try #require(request.hopDeadline?.instant)
+        #expect(shortened >= before + .seconds(1) && shortened < deadline)
+        // With no deadline yet, the timeout from now.
+        request.callDeadline = nil
+        #expect(try #require(request.hopDeadline?.instant) >= before + .seconds(1))
+    }
 }

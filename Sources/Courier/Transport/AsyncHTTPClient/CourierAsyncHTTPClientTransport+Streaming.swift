@@ -10,7 +10,7 @@ extension CourierAsyncHTTPClientTransport {
         deadline: ContinuousClock.Instant?,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        try await stream(request, deadline: deadline, tls: nil, body: body)
+        try await stream(request, deadline: deadline.map(ClockReading.init), tls: nil, body: body)
     }
 
     /// Sends `request` and hands its response to `body` once its head arrived; with `tls`, on
@@ -20,7 +20,7 @@ extension CourierAsyncHTTPClientTransport {
     /// a streamed one waits for it here, and the slot stays taken while its body is read.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
-        deadline: ContinuousClock.Instant?,
+        deadline: ClockReading?,
         tls: TLSConfiguration?,
         admission: Admission? = nil,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
@@ -43,7 +43,7 @@ extension CourierAsyncHTTPClientTransport {
         }
         let handoff = BodyHandoff()
         let watch = watchdogs.makeWatch(timeout: applied.readTimeout)
-        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start.instant).nanoseconds) }
+        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - start).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
         let route = pool.route(to: request)
         let delegate = StreamingDelegate(

@@ -86,16 +86,17 @@ public final class CourierAsyncHTTPClientTransport: Transport {
     }
 
     public func send(_ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?) async throws -> CourierResponse {
-        try await send(request, deadline: deadline, tls: nil)
+        try await send(request, deadline: deadline.map(ClockReading.init), tls: nil)
     }
 
     /// Sends `request` and collects its response; with `tls`, on connections of that TLS
     /// configuration (a pool of their own), else of the transport's. With an `admission`, the
     /// exchange starts once it holds its scheduler slot, and gives it back as soon as the
     /// response is complete (see ``exchange(_:delegate:to:through:deadline:watch:regions:admission:status:)``).
-    /// It runs where its caller runs, as the request path does.
+    /// It runs where its caller runs, as the request path does. The deadline is a reading
+    /// (see ``ClockReading``): an asynchronous frame would allocate an instant.
     nonisolated(nonsending) func send(
-        _ request: CourierHTTPRequest, deadline: ContinuousClock.Instant?, tls: TLSConfiguration?, admission: Admission? = nil
+        _ request: CourierHTTPRequest, deadline: ClockReading?, tls: TLSConfiguration?, admission: Admission? = nil
     ) async throws -> CourierResponse {
         let now = ClockReading.now
         let applied = try configuration.applying(request.connection, to: request.url)
@@ -113,7 +114,7 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             limit: request.maximumBodySize, url: request.url, method: request.method.rawValue, decompression: applied.decompression,
             regions: regions, watch: watch
         )
-        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - now.instant).nanoseconds) }
+        let nioDeadline = deadline.map { NIODeadline.now() + .nanoseconds(($0 - now).nanoseconds) }
         let pool = try clients.clients(for: .init(connectTimeout: applied.connectTimeout, proxy: applied.proxy))
         let collected: CollectedResponse
         // When the exchange started, once it held its slot.

@@ -157,10 +157,12 @@ struct WebSocketTests {
                 }
                 #expect(error?.kind == .timeout, "\(String(describing: error))")
                 // A server that answers them keeps the connection, whether or not the messages
-                // are being read (pings a second apart: a loaded machine answers in time).
-                configuration.pingInterval = .seconds(1)
+                // are being read: two pings go out and come back while nothing is read. They
+                // are two seconds apart, for each answer has until the next ping, and the whole
+                // suite running on two cores has delayed an in-process server's answer past one.
+                configuration.pingInterval = .seconds(2)
                 let answered = try await client.webSocket(CourierRequest<Void>(path: server.url("/echo").absoluteString), configuration: configuration) { socket -> CourierWebSocket.Message? in
-                    try await Task.sleep(for: .milliseconds(2500))
+                    try await Task.sleep(for: .milliseconds(5000))
                     try await socket.send("still here")
                     for try await message in socket.messages { return message }
                     return nil

@@ -34,8 +34,9 @@ extension URLBuilder {
         return URL(string: text)
     }
 
-    /// Whether `text` starts with `//`.
-    private static func isSchemeRelative(_ text: String) -> Bool {
+    /// Whether `text` starts with `//`: a scheme-relative reference, which takes the base URL's
+    /// scheme and nothing else from it.
+    static func isSchemeRelative(_ text: String) -> Bool {
         var bytes = text.utf8.makeIterator()
         return bytes.next() == UInt8(ascii: "/") && bytes.next() == UInt8(ascii: "/")
     }
@@ -43,12 +44,8 @@ extension URLBuilder {
     /// Whether `text` starts with `http://` or `https://`, in lower case: read from the string's
     /// own bytes, since walking two strings' views in step costs more than the rest of the check.
     private static func isHTTPPrefixed(_ text: String) -> Bool {
-        if let result = text.utf8.withContiguousStorageIfAvailable({ isHTTPPrefixed($0) }) { return result }
-        return Array(text.utf8.prefix(8)).withUnsafeBufferPointer { isHTTPPrefixed($0) }
-    }
-
-    private static func isHTTPPrefixed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        httpSchemeLength(bytes) != nil
+        if let length = text.utf8.withContiguousStorageIfAvailable({ httpSchemeLength($0) }) { return length != nil }
+        return Array(text.utf8.prefix(8)).withUnsafeBufferPointer { httpSchemeLength($0) } != nil
     }
 
     /// 7 for `http://`, 8 for `https://`, `nil` for anything else.

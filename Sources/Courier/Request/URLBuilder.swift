@@ -54,7 +54,7 @@ enum URLBuilder {
         let parts: Parts
         if hasScheme(path) {
             parts = try absoluteParts(path, input: path)
-        } else if path.utf8.starts(with: "//".utf8) {
+        } else if isSchemeRelative(path) {
             guard let base, let colon = base.utf8.firstIndex(of: UInt8(ascii: ":")) else {
                 throw CourierError(.invalidURL, "The path \(WireValidation.quoted(path)) has no scheme and the client has no base URL to take one from; set ClientConfiguration.baseURL or pass an absolute URL.")
             }

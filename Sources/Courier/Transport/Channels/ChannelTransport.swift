@@ -91,8 +91,9 @@ final class ChannelTransport: Sendable {
             readTimeout: configuration.readTimeout, watchdogs: watchdogs
         )
         let head: HTTPResponseHead
+        let arrival: ClockReading
         do {
-            head = try await exchange.run(deadline: deadline)
+            (head, arrival) = try await exchange.run(deadline: deadline)
         } catch {
             _ = await exchange.end()
             if connection.streams != nil { exchange.channel.close(promise: nil) }
@@ -100,20 +101,20 @@ final class ChannelTransport: Sendable {
             throw ChannelTransport.map(error, url: request.url, timeout: request.timeout)
         }
         if let upgrade = request.upgrade {
-            return try await switchProtocols(exchange, head: head, upgrade: upgrade, connection: connection, key: key, body: body)
+            return try await switchProtocols(exchange, head: head, arrival: arrival, upgrade: upgrade, connection: connection, key: key, body: body)
         }
-        return try await finish(exchange, head: head, connection: connection, key: key, body: body)
+        return try await finish(exchange, head: head, arrival: arrival, connection: connection, key: key, body: body)
     }
 
     /// Hands the connection of `exchange` to `upgrade` when the server switched protocols,
     /// then `body` the response; any other response is read as usual, and its connection,
     /// opened for the upgrade alone, is closed.
     nonisolated(nonsending) private func switchProtocols<Result: Sendable>(
-        _ exchange: Exchange, head: HTTPResponseHead, upgrade: ConnectionUpgrade, connection: Connection, key: ChannelPool.Key,
+        _ exchange: Exchange, head: HTTPResponseHead, arrival: ClockReading, upgrade: ConnectionUpgrade, connection: Connection, key: ChannelPool.Key,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         guard head.status == .switchingProtocols else {
-            return try await finish(exchange, head: head, connection: connection, key: key, body: body)
+            return try await finish(exchange, head: head, arrival: arrival, connection: connection, key: key, body: body)
         }
         let url = exchange.request.url
         let timeout = exchange.request.timeout
@@ -132,7 +133,7 @@ final class ChannelTransport: Sendable {
             pool.release(connection, key: key, reusable: false)
             throw ChannelTransport.map(exchange.cause(of: error), url: url, timeout: timeout, responseStarted: true)
         }
-        let head = exchange.response(head)
+        let head = exchange.response(head, arrivedAt: arrival)
         return try await body(StreamedResponse(head: head, body: ResponseBodyStream(collected: Data(), trailers: Headers())))
     }
 
@@ -161,7 +162,7 @@ final class ChannelTransport: Sendable {
     }
 
     nonisolated(nonsending) private func finish<Result: Sendable>(
-        _ exchange: Exchange, head: HTTPResponseHead, connection: Connection, key: ChannelPool.Key,
+        _ exchange: Exchange, head: HTTPResponseHead, arrival: ClockReading, connection: Connection, key: ChannelPool.Key,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
         let url = exchange.request.url
@@ -179,7 +180,7 @@ final class ChannelTransport: Sendable {
         )
         let outcome: Swift.Result<Result, any Error>
         do {
-            let streamed = StreamedResponse(head: exchange.response(head), body: pieces)
+            let streamed = StreamedResponse(head: exchange.response(head, arrivedAt: arrival), body: pieces)
             outcome = .success(try await exchange.whileCancellable { try await body(streamed) })
         } catch {
             outcome = .failure(error)

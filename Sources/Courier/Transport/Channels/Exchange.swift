@@ -8,10 +8,9 @@ final class Exchange: Sendable {
     let connection: Connection
     var channel: any Channel { connection.channel }
     let request: CourierHTTPRequest
-    let handoff = BodyHandoff()
+    let handoff: BodyHandoff
     private let start: ClockReading
     private let decompression: Decompression
-    private let finished: EventLoopPromise<Bool>
     private let timer = NIOLockedValueBox<(scheduled: Scheduled<Void>?, fired: Bool)>((nil, false))
     /// The read-timeout clock and the watchdog that watches it, when the exchange has a limit.
     private let watched: (watch: ReadWatchdog.Watch, watchdog: ReadWatchdog)?
@@ -39,12 +38,14 @@ final class Exchange: Sendable {
         self.request = request
         self.start = start
         self.decompression = decompression
-        self.finished = connection.channel.eventLoop.makePromise(of: Bool.self)
+        // A response the client reads whole wakes it once (an upgrade's never has a body).
+        self.handoff = BodyHandoff(collects: request.collectsResponseBody && request.upgrade == nil)
         self.watched = watchdogs.makeWatch(timeout: readTimeout).map { ($0, watchdogs.on(connection.channel.eventLoop)) }
     }
 
-    /// Writes the request and waits for the response head.
-    func run(deadline: ContinuousClock.Instant?) async throws -> HTTPResponseHead {
+    /// Writes the request and waits for the response head, and when it arrived; for a
+    /// response read whole, until the response ended (see ``BodyHandoff``).
+    func run(deadline: ContinuousClock.Instant?) async throws -> (HTTPResponseHead, ClockReading) {
         if let deadline {
             let channel = self.channel
             let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds((deadline - .now).nanoseconds)) { [timer] in
@@ -59,16 +60,11 @@ final class Exchange: Sendable {
         }
         do {
             return try await whileCancellable {
-                try await self.channel.triggerUserOutboundEvent(
-                    ExchangeHandler.Start(
-                        handoff: self.handoff, finished: self.finished, url: self.request.url,
-                        method: self.request.method.rawValue, decompression: self.decompression, watch: self.watched?.watch
-                    )
-                ).get()
+                self.register()
                 self.write()
-                let head = try await self.handoff.head().0
-                self.sending.withLockedValue { $0.status = head.status.code }
-                return head
+                let arrival = try await self.handoff.head()
+                self.sending.withLockedValue { $0.status = arrival.0.status.code }
+                return arrival
             }
         } catch {
             throw self.cause(of: error)
@@ -79,6 +75,27 @@ final class Exchange: Sendable {
     nonisolated(nonsending) func whileCancellable<T: Sendable>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let channel = self.channel
         return try await withTaskCancellationHandler(operation: body, onCancel: { channel.close(promise: nil) })
+    }
+
+    /// Tells the connection's ``ExchangeHandler`` where the response goes, on its loop, ahead of
+    /// the request's parts (the loop runs what it is handed in order). Not waited for: when the
+    /// handler cannot take it (the connection closed), the handoff fails instead.
+    private func register() {
+        let channel = self.channel
+        let handoff = self.handoff
+        let start = ExchangeHandler.Start(
+            handoff: handoff, url: request.url, method: request.method.rawValue, decompression: decompression, watch: watched?.watch
+        )
+        @Sendable func send() {
+            let taken = channel.eventLoop.makePromise(of: Void.self)
+            taken.futureResult.whenFailure { handoff.end(.failure($0)) }
+            channel.triggerUserOutboundEvent(start, promise: taken)
+        }
+        if channel.eventLoop.inEventLoop {
+            send()
+        } else {
+            channel.eventLoop.execute(send)
+        }
     }
 
     /// Writes the request: the head at once, and the body beside the response, so that a
@@ -171,10 +188,10 @@ final class Exchange: Sendable {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
-    /// The response head as a ``CourierResponse`` with no body yet.
-    func response(_ head: HTTPResponseHead) -> CourierResponse {
+    /// The response head, which arrived at `arrival`, as a ``CourierResponse`` with no body yet.
+    func response(_ head: HTTPResponseHead, arrivedAt arrival: ClockReading) -> CourierResponse {
         var timing = Timing(start: start)
-        timing.setFirstByte(.now)
+        timing.setFirstByte(arrival)
         return CourierResponse(
             status: Int(head.status.code),
             reasonPhrase: head.status.reasonPhrase,
@@ -222,12 +239,12 @@ final class Exchange: Sendable {
             // The response was not read to its end, or its body is not wanted.
             timer.withLockedValue { $0.scheduled?.cancel() }
             channel.close(promise: nil)
-            finished.succeed(false)
             return false
         }
         await task?.value
         timer.withLockedValue { $0.scheduled?.cancel() }
-        let keepAlive = (try? await finished.futureResult.get()) ?? false
+        // The response has ended here (the handoff was no longer running).
+        let keepAlive = handoff.keptAlive
         let sent = sending.withLockedValue { $0.isSent }
         let closeRequested = request.headers["Connection"]?.lowercased().contains("close") ?? false
         return keepAlive && sent && !closeRequested && !timer.withLockedValue { $0.fired }

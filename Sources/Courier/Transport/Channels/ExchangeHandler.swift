@@ -13,11 +13,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
 
-    /// Sent down the pipeline before a request: where its response goes, and the promise told
-    /// at the response's end whether the connection may be used again.
+    /// Sent down the pipeline before a request: where its response goes (told at the
+    /// response's end whether the connection may be used again).
     struct Start: Sendable {
         let handoff: BodyHandoff
-        let finished: EventLoopPromise<Bool>
         let url: URL
         let method: String
         let decompression: Decompression
@@ -123,8 +122,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             decoder = nil
             self.exchange = nil
-            exchange.finished.succeed(keepAlive)
-            exchange.handoff.end(.success(()), trailers: trailers)
+            exchange.handoff.end(.success(()), trailers: trailers, keepAlive: keepAlive)
         }
     }
 
@@ -201,7 +199,6 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if piece.readableBytes > 0 { remainder.append(piece) }
         }
         decoder = nil
-        exchange.finished.succeed(false)
         exchange.handoff.end(.failure(error), after: remainder)
     }
 }

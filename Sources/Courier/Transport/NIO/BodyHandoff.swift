@@ -11,9 +11,17 @@ import NIOHTTP1
 /// drained them, so a body of any size holds at most about `budget` bytes (plus one piece)
 /// here. A reader that keeps up takes one piece per wake-up; one that falls behind takes many,
 /// so a slow reader pays for fewer thread hand-offs instead of more.
+///
+/// A reader that collects the body whole (``init(collects:)``) is woken once for the head and
+/// the body together: when the response has ended, or when ``budget`` bytes wait. A small
+/// response then costs its reader one wake-up instead of one for the head and one for each
+/// piece, as a collecting delegate costs on AsyncHTTPClient's road.
 final class BodyHandoff: Sendable {
     /// The most bytes held for the reader before the producer is made to wait.
     static let budget = 512 * 1024
+
+    /// Whether the reader wants the whole body, and so is woken only at the end or the budget.
+    private let collects: Bool
 
     private struct State {
         var head: (HTTPResponseHead, ClockReading)?
@@ -26,51 +34,75 @@ final class BodyHandoff: Sendable {
         var outcome: Result<Void, any Error>?
         /// The trailer fields that came after the last piece, once the body ended.
         var trailers: Headers?
+        /// Whether the connection may carry another exchange: set when the response ended whole.
+        var keepAlive = false
         var isClosed = false
     }
 
     private let state = NIOLockedValueBox(State())
 
+    /// A handoff whose reader takes the body piece by piece, or, when it `collects`, whole.
+    init(collects: Bool = false) {
+        self.collects = collects
+    }
+
     /// The response head arrived.
     func receive(_ head: HTTPResponseHead) {
-        let waiter = state.withLockedValue { state in
-            state.head = (head, .now)
+        let arrival = (head, ClockReading.now)
+        let waiter = state.withLockedValue { state -> CheckedContinuation<(HTTPResponseHead, ClockReading), any Error>? in
+            state.head = arrival
+            // A collecting reader waits on for the body.
+            guard !collects else { return nil }
             defer { state.headWaiter = nil }
             return state.headWaiter
         }
-        waiter?.resume(returning: (head, ClockReading.now))
+        waiter?.resume(returning: arrival)
     }
 
     /// A body piece arrived; the returned future completes when the producer may send more.
     func offer(_ piece: ByteBuffer, on loop: any EventLoop) -> EventLoopFuture<Void> {
+        typealias HeadWaiter = CheckedContinuation<(HTTPResponseHead, ClockReading), any Error>
         enum Action {
             case refuse
             case proceed
-            case hand(CheckedContinuation<[ByteBuffer]?, any Error>)
-            case wait(EventLoopPromise<Void>)
+            case hand(CheckedContinuation<[ByteBuffer]?, any Error>, [ByteBuffer])
+            case wait(EventLoopPromise<Void>, waking: (HeadWaiter, (HTTPResponseHead, ClockReading))?)
         }
         let action = state.withLockedValue { state -> Action in
             if state.isClosed { return .refuse }
-            if let reader = state.reader {
+            if !collects, let reader = state.reader {
                 state.reader = nil
-                return .hand(reader)
+                return .hand(reader, [piece])
             }
             state.pending.append(piece)
             state.pendingBytes += piece.readableBytes
             guard state.pendingBytes >= Self.budget else { return .proceed }
+            if let reader = state.reader {
+                // A collecting reader, woken at the budget: it takes everything that waits.
+                state.reader = nil
+                defer {
+                    state.pending = []
+                    state.pendingBytes = 0
+                }
+                return .hand(reader, state.pending)
+            }
             let promise = loop.makePromise(of: Void.self)
             state.held = promise
-            return .wait(promise)
+            // A collecting reader still waiting for the head is woken now, to drain.
+            guard let waiter = state.headWaiter, let head = state.head else { return .wait(promise, waking: nil) }
+            state.headWaiter = nil
+            return .wait(promise, waking: (waiter, head))
         }
         switch action {
         case .refuse:
             return loop.makeFailedFuture(CancellationError())
         case .proceed:
             return loop.makeSucceededVoidFuture()
-        case .hand(let reader):
-            reader.resume(returning: [piece])
+        case .hand(let reader, let pieces):
+            reader.resume(returning: pieces)
             return loop.makeSucceededVoidFuture()
-        case .wait(let promise):
+        case .wait(let promise, let waking):
+            if let (waiter, head) = waking { waiter.resume(returning: head) }
             return promise.futureResult
         }
     }
@@ -78,21 +110,28 @@ final class BodyHandoff: Sendable {
     /// The exchange ended, after its last piece or with a failure, and after `remainder`, the
     /// pieces that came before the end and were not offered (taken without back-pressure).
     /// A piece not taken yet is still delivered before the failure: the bytes arrived, and a
-    /// resumed download need not fetch them again.
-    func end(_ outcome: Result<Void, any Error>, trailers: HTTPHeaders? = nil, after remainder: [ByteBuffer] = []) {
-        let (headWaiter, reader, released, handed) = state.withLockedValue { state in
+    /// resumed download need not fetch them again. After a whole response, `keepAlive` says
+    /// whether its connection may carry another exchange.
+    func end(_ outcome: Result<Void, any Error>, trailers: HTTPHeaders? = nil, after remainder: [ByteBuffer] = [], keepAlive: Bool = false) {
+        let (headWaiter, head, reader, released, handed) = state.withLockedValue { state in
             var handed: [ByteBuffer] = []
             if state.outcome == nil {
                 state.outcome = outcome
-                if case .success = outcome { state.trailers = Headers(trailerFields: trailers) }
+                if case .success = outcome {
+                    state.trailers = Headers(trailerFields: trailers)
+                    state.keepAlive = keepAlive
+                }
                 // Pieces come after the head: without it, there is no one to give them to.
                 if !remainder.isEmpty, !state.isClosed, state.head != nil {
-                    if state.reader != nil {
-                        handed = remainder
-                    } else {
-                        state.pending.append(contentsOf: remainder)
-                        state.pendingBytes += remainder.reduce(0) { $0 + $1.readableBytes }
-                    }
+                    state.pending.append(contentsOf: remainder)
+                    state.pendingBytes += remainder.reduce(0) { $0 + $1.readableBytes }
+                }
+                // A waiting reader has had the head; it takes what waits now, and the end at
+                // its next call. (Only a collecting reader waits while pieces do.)
+                if state.reader != nil, !state.pending.isEmpty {
+                    handed = state.pending
+                    state.pending = []
+                    state.pendingBytes = 0
                 }
             }
             defer {
@@ -100,25 +139,26 @@ final class BodyHandoff: Sendable {
                 state.reader = nil
                 state.held = nil
             }
-            return (state.headWaiter, state.reader, state.held, handed)
-        }
-        if let reader, !handed.isEmpty {
-            // A waiting reader has had the head; it takes the remainder now, and the end at
-            // its next call.
-            released?.succeed()
-            reader.resume(returning: handed)
-            return
-        }
-        let failure: any Error
-        switch outcome {
-        case .success: failure = HTTPClientError.remoteConnectionClosed
-        case .failure(let error): failure = error
+            return (state.headWaiter, state.head, state.reader, state.held, handed)
         }
         released?.succeed()
-        headWaiter?.resume(throwing: failure)
+        if let headWaiter {
+            // A collecting reader waits for the head until the end, whatever the end: the
+            // pieces that arrived are read before the failure, as a reader's would be.
+            if let head {
+                headWaiter.resume(returning: head)
+            } else {
+                switch outcome {
+                case .success: headWaiter.resume(throwing: HTTPClientError.remoteConnectionClosed)
+                case .failure(let error): headWaiter.resume(throwing: error)
+                }
+            }
+        }
+        guard let reader else { return }
+        if !handed.isEmpty { return reader.resume(returning: handed) }
         switch outcome {
-        case .success: reader?.resume(returning: nil)
-        case .failure(let error): reader?.resume(throwing: error)
+        case .success: reader.resume(returning: nil)
+        case .failure(let error): reader.resume(throwing: error)
         }
     }
 
@@ -126,6 +166,14 @@ final class BodyHandoff: Sendable {
     /// a failure.
     var trailers: Headers? {
         state.withLockedValue { $0.trailers }
+    }
+
+    /// Whether the response ended whole on a connection that may carry another exchange.
+    var keptAlive: Bool {
+        state.withLockedValue { state in
+            guard case .success = state.outcome else { return false }
+            return state.keepAlive
+        }
     }
 
     /// The reader is done; later pieces are refused. Returns whether the exchange was still
@@ -144,11 +192,13 @@ final class BodyHandoff: Sendable {
         return running
     }
 
-    /// Waits for the response head and when it arrived.
+    /// Waits for the response head and when it arrived; a collecting reader waits until the
+    /// response ended or the budget filled as well.
     func head() async throws -> (HTTPResponseHead, ClockReading) {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLockedValue { state -> Result<(HTTPResponseHead, ClockReading), any Error>? in
-                if let head = state.head { return .success(head) }
+                // A collecting reader has the head once the response ended or the budget filled.
+                if let head = state.head, !collects || state.outcome != nil || state.held != nil { return .success(head) }
                 if case .failure(let error) = state.outcome { return .failure(error) }
                 if state.outcome != nil { return .failure(HTTPClientError.remoteConnectionClosed) }
                 state.headWaiter = continuation

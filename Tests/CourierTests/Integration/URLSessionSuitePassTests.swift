@@ -17,7 +17,7 @@ struct URLSessionSuitePassTests {
         // Custom trust, pins, client certificates and TLS floors: refused by CourierURLSessionTransport.
         "ClientCertificateCacheTests", "ClientCertificateTests", "PinningTests", "SecuritySamplesTests", "TLSTrustTests",
         "TLSVersionFloorTests", "VerifiedConnectionTests", "TLSOverHTTP2Tests", "TrailersOnTLSRoadsTests",
-        "OwnConnectionsWholeBodyTests",
+        "OwnConnectionsWholeBodyTests", "OwnConnectionsOnALoopTests",
         // A proxy: refused.
         "ProxyIntegrationTests", "ProxyEnvironmentIntegrationTests", "ProxyFailureTests", "SecretRedactionTests", "SOCKSProxyTests",
         "CutShortResponseTests/everyByteThroughTheClientsOwnConnections",

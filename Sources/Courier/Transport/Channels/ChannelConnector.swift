@@ -29,9 +29,21 @@ final class ChannelConnector: Sendable {
 
     private let prepared = NIOLockedValueBox<[PreparedKey: Prepared]>([:])
     private let group: any EventLoopGroup
+    /// The group's loops, to tell a caller that runs on one of them.
+    private let loops: [any EventLoop]
 
     init(group: any EventLoopGroup) {
         self.group = group
+        var loops: [any EventLoop] = []
+        for loop in group.makeIterator() { loops.append(loop) }
+        self.loops = loops
+    }
+
+    /// The loop the current thread runs, when it is one of the group's: a task on
+    /// ``CourierClient/makeTaskExecutor()`` keeps to connections of that loop.
+    func callerLoop() -> (any EventLoop)? {
+        guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else { return nil }
+        return current
     }
 
     /// A connection to `host`:`port`, through `proxy`'s tunnel if one is given, its handshake
@@ -43,10 +55,11 @@ final class ChannelConnector: Sendable {
     /// connection being made.
     ///
     /// ALPN offers an https origin HTTP/2 and HTTP/1.1, or HTTP/1.1 alone when
-    /// `http1Only` (a connection that will leave HTTP, see ``ConnectionUpgrade``).
+    /// `http1Only` (a connection that will leave HTTP, see ``ConnectionUpgrade``). The
+    /// connection runs on `loop` when one is given, else on the group's next.
     func connect(
         host: String, port: Int, settings: HostTLSSettings?, proxy: Proxy?, proxySettings: HostTLSSettings? = nil, connectTimeout: Duration,
-        deadline: ContinuousClock.Instant? = nil, http1Only: Bool = false
+        deadline: ContinuousClock.Instant? = nil, http1Only: Bool = false, on loop: (any EventLoop)? = nil
     ) async throws -> Connection {
         let prepared = try settings.map { settings throws(CourierError) in
             try http1Only ? prepare(settings, protocols: ["http/1.1"]) : prepare(settings)
@@ -62,7 +75,7 @@ final class ChannelConnector: Sendable {
         let serverName = TrustEvaluator.isAddress(name) ? nil : name
         // Each connection attempt (one per address of the host) has its own handshake.
         let attempts = NIOLockedValueBox<[ObjectIdentifier: (channel: any Channel, handshake: EventLoopFuture<NegotiatedProtocol>, fault: Connection.Fault)]>([:])
-        let bootstrap = ClientBootstrap(group: group)
+        let bootstrap = ClientBootstrap(group: loop ?? group)
             .connectTimeout(limit.remaining)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in

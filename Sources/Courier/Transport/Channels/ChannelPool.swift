@@ -54,9 +54,10 @@ final class ChannelPool: Sendable {
     }
 
     /// A connection for `key` that is still open, or `nil`: the key's HTTP/2 connection (one
-    /// more stream counted on it), else an idle HTTP/1.1 one. Connections that closed or
-    /// stayed idle too long are dropped on the way.
-    func take(_ key: Key) throws(CourierError) -> (Connection)? {
+    /// more stream counted on it), else an idle HTTP/1.1 one, the last put back; given a
+    /// `loop`, only one of that loop (a caller on the loop keeps to its own connections).
+    /// Connections that closed or stayed idle too long are dropped on the way.
+    func take(_ key: Key, on loop: (any EventLoop)? = nil) throws(CourierError) -> (Connection)? {
         let now = ClockReading.now
         let idleTimeout = self.idleTimeout
         let (found, stale) = state.withLockedValue { state -> ((Connection)?, [Connection]) in
@@ -70,9 +71,21 @@ final class ChannelPool: Sendable {
                 state.current[key] = nil
                 if entry.streams == 0 { stale.append(entry.connection) }
             }
-            while let entry = state.idle[key]?.popLast() {
-                if entry.connection.channel.isActive, now - entry.since < idleTimeout { return (entry.connection, stale) }
-                stale.append(entry.connection)
+            // Taken out and put back, so that the list is changed in place, not copied.
+            guard var idle = state.idle.removeValue(forKey: key) else { return (nil, stale) }
+            defer { if !idle.isEmpty { state.idle[key] = idle } }
+            var index = idle.endIndex
+            while index > idle.startIndex {
+                index -= 1
+                let entry = idle[index]
+                guard entry.connection.channel.isActive, now - entry.since < idleTimeout else {
+                    stale.append(entry.connection)
+                    idle.remove(at: index)
+                    continue
+                }
+                if let loop, entry.connection.channel.eventLoop !== loop { continue }
+                idle.remove(at: index)
+                return (entry.connection, stale)
             }
             return (nil, stale)
         }

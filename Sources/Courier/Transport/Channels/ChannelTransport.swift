@@ -145,12 +145,15 @@ final class ChannelTransport: Sendable {
     private func lease(
         _ key: ChannelPool.Key, connectTimeout: Duration, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
     ) async throws -> Connection {
+        // A task on one of the loops keeps to connections of its loop: its response then
+        // arrives on the thread it runs on.
+        let loop = connector.callerLoop()
         // A connection opened for an upgrade is never put back, so none is ever idle.
-        if !key.upgrades, let idle = try pool.take(key) { return idle }
+        if !key.upgrades, let idle = try pool.take(key, on: loop) { return idle }
         do {
             let connection = try await connector.connect(
                 host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, proxySettings: key.proxySettings, connectTimeout: connectTimeout,
-                deadline: deadline, http1Only: key.upgrades
+                deadline: deadline, http1Only: key.upgrades, on: loop
             )
             try pool.opened(connection, key: key)
             return connection

@@ -1,6 +1,7 @@
 import Courier
 import CourierTesting
 import Foundation
+import NIOPosix
 import Testing
 
 /// A response read whole on Courier's own connections (the road of pinned keys) wakes its
@@ -89,5 +90,49 @@ struct OwnConnectionsWholeBodyTests {
         try await server.shutdown()
         #expect(error?.kind == .timeout, "\(String(describing: error))")
         #expect(error?.responseStarted == true, "\(String(describing: error))")
+    }
+}
+
+/// Tasks on ``CourierClient/makeTaskExecutor()`` keep to connections of their own loop on
+/// Courier's own connections too, as they do on AsyncHTTPClient's road.
+@Suite("Courier's own connections for tasks on a loop")
+struct OwnConnectionsOnALoopTests {
+    @Test func tasksOnTwoLoopsKeepAConnectionEachAndPoolCallersTakeEither() async throws {
+        let world = try TLSWorld()
+        var policy = world.trustingAuthority
+        policy.pins = [HostPins(host: "127.0.0.1", pins: [try Pin(world.server.publicKeyPin)])]
+        try await withTLSServer(world.serverTLS) { server in
+            try await withClient(server, tls: policy) { client in
+                // Two executors on different loops (other tests take loops from the same group
+                // meanwhile, so two calls in a row may give one loop twice).
+                func loop(of executor: any TaskExecutor) async -> ObjectIdentifier? {
+                    await withTaskExecutorPreference(executor) { MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) } }
+                }
+                let first = client.makeTaskExecutor()
+                let firstLoop = await loop(of: first)
+                var second: (any TaskExecutor)?
+                for _ in 0..<32 where second == nil {
+                    let candidate = client.makeTaskExecutor()
+                    if await loop(of: candidate) != firstLoop { second = candidate }
+                }
+                let executors = [first, try #require(second, "the group has one loop")]
+                var loops: [ObjectIdentifier?] = []
+                // One after another, alternating between the two loops: a connection left idle
+                // by one loop's task is not taken by the other's.
+                for round in 0..<6 {
+                    loops.append(
+                        try await withTaskExecutorPreference(executors[round % 2]) {
+                            let response = try await client.send(CourierHTTPRequest(method: .get, url: server.url("/bytes/10")))
+                            #expect(response.body.count == 10)
+                            return MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
+                        })
+                }
+                #expect(Set(loops).count == 2 && !loops.contains(nil))
+                #expect(server.acceptedConnections == 2)
+                // A caller off the loops reuses one of them.
+                _ = try await client.send(CourierHTTPRequest(method: .get, url: server.url("/bytes/10")))
+                #expect(server.acceptedConnections == 2)
+            }
+        }
     }
 }

@@ -158,11 +158,13 @@ struct WebSocketTests {
                 #expect(error?.kind == .timeout, "\(String(describing: error))")
                 // A server that answers them keeps the connection, whether or not the messages
                 // are being read: two pings go out and come back while nothing is read. They
-                // are two seconds apart, for each answer has until the next ping, and the whole
-                // suite running on two cores has delayed an in-process server's answer past one.
-                configuration.pingInterval = .seconds(2)
+                // are four seconds apart, for each answer has until the next ping, and the whole
+                // suite running on two cores (its largest transfers and decompressions on the
+                // same event loops) has delayed an in-process server's answer past one, and
+                // once past two.
+                configuration.pingInterval = .seconds(4)
                 let answered = try await client.webSocket(CourierRequest<Void>(path: server.url("/echo").absoluteString), configuration: configuration) { socket -> CourierWebSocket.Message? in
-                    try await Task.sleep(for: .milliseconds(5000))
+                    try await Task.sleep(for: .milliseconds(9000))
                     try await socket.send("still here")
                     for try await message in socket.messages { return message }
                     return nil

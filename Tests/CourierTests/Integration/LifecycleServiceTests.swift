@@ -24,7 +24,9 @@ struct LifecycleServiceTests {
             try await testGracefulShutdown { trigger in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await ClientService(client: client).run() }
-                    async let slow = client.send(CourierRequest<CourierResponse>(path: "/delay/0.3"))
+                    // Long enough for the check below to see it in flight while the whole
+                    // suite keeps both cores busy (0.3 s has once passed unseen).
+                    async let slow = client.send(CourierRequest<CourierResponse>(path: "/delay/2"))
                     try await waitForRequestInFlight(on: client)
                     trigger.triggerGracefulShutdown()
                     #expect(try await slow.status == 200)

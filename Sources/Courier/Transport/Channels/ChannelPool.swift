@@ -45,6 +45,7 @@ final class ChannelPool: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// The most idle HTTP/1.1 connections kept for one key on one event loop.
     private let maximumIdlePerKey: Int
     private let idleTimeout: Duration
 
@@ -141,10 +142,17 @@ final class ChannelPool: Sendable {
             if unused { connection.channel.close(promise: nil) }
             return
         }
+        // Up to the limit per loop: tasks on a loop keep to connections of their own loop
+        // (see ``take(_:on:)``), which a limit for all loops together would close and open
+        // again, turn by turn.
+        let loop = connection.channel.eventLoop
         let kept =
             reusable && connection.channel.isActive
             && state.withLockedValue { state in
-                guard !state.isShutDown, state.idle[key, default: []].count < maximumIdlePerKey else { return false }
+                guard !state.isShutDown else { return false }
+                var sameLoop = 0
+                for entry in state.idle[key, default: []] where entry.connection.channel.eventLoop === loop { sameLoop += 1 }
+                guard sameLoop < maximumIdlePerKey else { return false }
                 state.idle[key, default: []].append(Idle(connection: connection, since: .now))
                 return true
             }

@@ -94,7 +94,8 @@ struct OwnConnectionsWholeBodyTests {
 }
 
 /// Tasks on ``CourierClient/makeTaskExecutor()`` keep to connections of their own loop on
-/// Courier's own connections too, as they do on AsyncHTTPClient's road.
+/// Courier's own connections too, as they do on AsyncHTTPClient's road, and each loop keeps up
+/// to ``Limits/maximumConnectionsPerHost`` idle connections of its own.
 @Suite("Courier's own connections for tasks on a loop")
 struct OwnConnectionsOnALoopTests {
     @Test func tasksOnTwoLoopsKeepAConnectionEachAndPoolCallersTakeEither() async throws {
@@ -102,7 +103,14 @@ struct OwnConnectionsOnALoopTests {
         var policy = world.trustingAuthority
         policy.pins = [HostPins(host: "127.0.0.1", pins: [try Pin(world.server.publicKeyPin)])]
         try await withTLSServer(world.serverTLS) { server in
-            try await withClient(server, tls: policy) { client in
+            // One connection per host: each loop still keeps its own.
+            try await withClient(
+                server,
+                configure: {
+                    $0.tls = policy
+                    $0.limits.maximumConnectionsPerHost = 1
+                }
+            ) { client in
                 // Two executors on different loops (other tests take loops from the same group
                 // meanwhile, so two calls in a row may give one loop twice).
                 func loop(of executor: any TaskExecutor) async -> ObjectIdentifier? {

@@ -44,7 +44,7 @@ final class LoopClients: Sendable {
 
     /// The instance on all the shared loops.
     let shared: HTTPClient
-    private let loops: [any EventLoop]
+    private let loops: GroupLoops
     private let balancer: LoopBalancer
     private let perLoop = NIOLockedValueBox(PerLoop())
     private let configuration: HTTPClient.Configuration
@@ -53,10 +53,9 @@ final class LoopClients: Sendable {
     init(configuration: HTTPClient.Configuration, logger: Logger) {
         let group = MultiThreadedEventLoopGroup.singleton
         self.shared = HTTPClient(eventLoopGroup: group, configuration: configuration, backgroundActivityLogger: logger)
-        var loops: [any EventLoop] = []
-        for loop in group.makeIterator() { loops.append(loop) }
+        let loops = GroupLoops(group)
         self.loops = loops
-        self.balancer = LoopBalancer(loopCount: loops.count)
+        self.balancer = LoopBalancer(loopCount: loops.all.count)
         self.configuration = configuration
         self.logger = logger
     }
@@ -70,9 +69,7 @@ final class LoopClients: Sendable {
     /// The route of a caller that runs on one of the loops: the instance whose only loop is
     /// its own. `nil` for a caller elsewhere, whose route is ``sharedRoute(to:)``.
     func callerRoute() -> Route? {
-        guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else {
-            return nil
-        }
+        guard let current = loops.current else { return nil }
         let key = ObjectIdentifier(current)
         let client = perLoop.withLockedValue { state -> HTTPClient in
             if let client = state.clients[key] { return client }
@@ -90,12 +87,12 @@ final class LoopClients: Sendable {
     /// started where the exchange before it ended, on the connection that exchange freed),
     /// else on the loop ``LoopBalancer`` chooses.
     func sharedRoute(to origin: String) -> Route {
-        if let current = MultiThreadedEventLoopGroup.currentEventLoop, let index = loops.firstIndex(where: { $0 === current }) {
+        if let index = loops.currentIndex {
             balancer.acquire(origin, on: index)
-            return Route(client: shared, loop: current, balanced: (origin, index), startsOnLoop: true)
+            return Route(client: shared, loop: loops.all[index], balanced: (origin, index), startsOnLoop: true)
         }
         let (index, wasIdle) = balancer.acquire(origin)
-        return Route(client: shared, loop: loops[index], balanced: (origin, index), startsOnLoop: wasIdle)
+        return Route(client: shared, loop: loops.all[index], balanced: (origin, index), startsOnLoop: wasIdle)
     }
 
     /// The request sent along `route` has ended.

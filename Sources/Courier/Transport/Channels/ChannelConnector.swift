@@ -30,20 +30,17 @@ final class ChannelConnector: Sendable {
     private let prepared = NIOLockedValueBox<[PreparedKey: Prepared]>([:])
     private let group: any EventLoopGroup
     /// The group's loops, to tell a caller that runs on one of them.
-    private let loops: [any EventLoop]
+    private let loops: GroupLoops
 
     init(group: any EventLoopGroup) {
         self.group = group
-        var loops: [any EventLoop] = []
-        for loop in group.makeIterator() { loops.append(loop) }
-        self.loops = loops
+        self.loops = GroupLoops(group)
     }
 
     /// The loop the current thread runs, when it is one of the group's: a task on
     /// ``CourierClient/makeTaskExecutor()`` keeps to connections of that loop.
     func callerLoop() -> (any EventLoop)? {
-        guard let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(where: { $0 === current }) else { return nil }
-        return current
+        loops.current
     }
 
     /// A connection to `host`:`port`, through `proxy`'s tunnel if one is given, its handshake

@@ -2,13 +2,14 @@ import Foundation
 import NIOSSL
 
 /// The transport a ``CourierClient`` makes for itself, under each request's TLS policy (its
-/// ``ConnectionOverrides/tls``, else the client's): AsyncHTTPClient for every host but the
-/// pinned ones, with a TLS configuration of their own for https hosts whose settings are not
-/// the defaults (custom roots, a client certificate); ``ChannelTransport`` for https hosts with
-/// pins, which AsyncHTTPClient cannot check inside the handshake, and for every request through
-/// a proxy: AsyncHTTPClient cannot give a SOCKS5 proxy credentials nor speak TLS to a proxy, and
-/// it opens tunnels with a `CONNECT` whose `Host` field lacks the port its target names. An
-/// upgrade (a WebSocket's, say) goes there too, which AsyncHTTPClient cannot hand over.
+/// ``ConnectionOverrides/tls``, else the client's). ``ChannelTransport``, Courier's own
+/// connections, carries every plain http request; https hosts with pins, which AsyncHTTPClient
+/// cannot check inside the handshake; every request through a proxy (AsyncHTTPClient cannot
+/// give a SOCKS5 proxy credentials nor speak TLS to a proxy, and it opens tunnels with a
+/// `CONNECT` whose `Host` field lacks the port its target names); and upgrades (a WebSocket's,
+/// say), which AsyncHTTPClient cannot hand over. AsyncHTTPClient carries the other https
+/// requests, with a TLS configuration of their own for hosts whose settings are not the
+/// defaults (custom roots, a client certificate).
 ///
 /// Either way the settings are part of the connection key (AsyncHTTPClient keys its pool by a
 /// request's TLS configuration; ``ChannelTransport`` by origin and settings), and either way
@@ -121,7 +122,12 @@ final class RoutingTransport: Transport {
         case .pinned(let settings):
             if let applied { return .channels(settings, applied, nil) }
             return .channels(settings, try configuration.applying(request.connection, to: request.url), nil)
-        case .standard(let settings, let tls): return .standard(settings, tls)
+        case .standard(let settings, let tls):
+            // Plain http goes over Courier's own connections, whose exchanges cost less than
+            // AsyncHTTPClient's.
+            guard settings == nil, request.url.scheme?.lowercased() == "http" else { return .standard(settings, tls) }
+            if let applied { return .channels(nil, applied, nil) }
+            return .channels(nil, try configuration.applying(request.connection, to: request.url), nil)
         }
     }
 

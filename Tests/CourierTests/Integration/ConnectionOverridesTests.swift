@@ -166,24 +166,41 @@ struct ConnectionOverridesTests {
         }
     }
 
-    @Test func theSetsOfConnectionsPerSettingsAreBounded() async throws {
+    @Test func theSetsOfConnectionsPerSettingsAreBoundedOnAsyncHTTPClientsRoad() async throws {
+        // An https host without pins goes through AsyncHTTPClient, whose connections are kept
+        // per connect timeout.
+        let world = try TLSWorld()
+        try await world.run { server, client in
+            // Each connect timeout is a set of connections of its own; 32 are allowed
+            // besides the client's.
+            for seconds in 1...32 {
+                let response = try await client.response(for: request("/get") { $0.connectTimeout = .seconds(1000 + seconds) })
+                #expect(response.status == 200)
+            }
+            let error = await courierError {
+                _ = try await client.response(for: request("/get") { $0.connectTimeout = .seconds(2000) })
+            }
+            #expect(error?.kind == .invalidConfiguration)
+            // Settings already in use still work.
+            let status7 = try await status(of: "/get", from: client, { $0.connectTimeout = .seconds(1001) })
+            #expect(status7 == 200)
+            #expect(server.receivedRequests.count == 33)
+        }
+    }
+
+    @Test func onTheClientsOwnConnectionsAConnectTimeoutIsNoSetOfConnections() async throws {
+        // Plain http goes over the client's own connections, kept per origin: a connect
+        // timeout applies to the connections a request opens, and any of them carries the
+        // next request, whatever its timeout.
         try await withServer { server in
             try await withClient(server) { client in
-                // Each connect timeout is a set of connections of its own; 32 are allowed
-                // besides the client's.
-                for seconds in 1...32 {
+                for seconds in 1...40 {
                     let response = try await client.response(for: request("/get") { $0.connectTimeout = .seconds(1000 + seconds) })
                     #expect(response.status == 200)
                 }
-                let error = await courierError {
-                    _ = try await client.response(for: request("/get") { $0.connectTimeout = .seconds(2000) })
-                }
-                #expect(error?.kind == .invalidConfiguration)
-                // Settings already in use still work.
-                let status7 = try await status(of: "/get", from: client, { $0.connectTimeout = .seconds(1001) })
-                #expect(status7 == 200)
             }
-            #expect(server.receivedRequests.count == 33)
+            #expect(server.receivedRequests.count == 40)
+            #expect(server.acceptedConnections == 1)
         }
     }
 

@@ -2,6 +2,7 @@ import Courier
 import CourierTesting
 import CourierURLSession
 import Foundation
+import NIOPosix
 import Testing
 
 /// Starts a test server, runs `body`, and stops the server whatever happens.
@@ -86,3 +87,22 @@ struct Echo: Decodable, Sendable {
         headers.first { $0.key.lowercased() == name.lowercased() }?.value
     }
 }
+
+/// Two of `client`'s task executors on different event loops, and the first one's loop.
+/// Other tests take loops from the same group meanwhile, so two executors made in a row may
+/// share one; up to 32 are tried.
+func twoExecutorsOnDifferentLoops(of client: CourierClient) async throws -> (first: any TaskExecutor, firstLoop: ObjectIdentifier, other: any TaskExecutor) {
+    func loop(of executor: any TaskExecutor) async -> ObjectIdentifier? {
+        await withTaskExecutorPreference(executor) { MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) } }
+    }
+    let first = client.makeTaskExecutor()
+    let firstLoop = try #require(await loop(of: first), "a task on the executor runs on a loop")
+    for _ in 0..<32 {
+        let candidate = client.makeTaskExecutor()
+        if await loop(of: candidate) != firstLoop { return (first, firstLoop, candidate) }
+    }
+    throw TwoLoopsNeeded()
+}
+
+/// The client's event-loop group has one loop.
+struct TwoLoopsNeeded: Error {}

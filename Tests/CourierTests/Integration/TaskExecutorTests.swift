@@ -36,27 +36,32 @@ struct TaskExecutorTests {
     @Test func aTaskOnAnEventLoopKeepsConnectionsOfItsOwnLoop() async throws {
         try await withServer { server in
             try await withClient(server) { client in
-                // A request from the pool leaves an idle connection behind...
+                let (first, firstLoop, other) = try await twoExecutorsOnDifferentLoops(of: client)
+                /// Sends a request from a task on `executor`; returns the loop it resumed on.
+                func send(on executor: any TaskExecutor) async throws -> ObjectIdentifier? {
+                    try await withTaskExecutorPreference(executor) {
+                        _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
+                        return MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
+                    }
+                }
+                // Tasks on one loop open a connection there, and reuse it.
+                for _ in 0..<3 { #expect(try await send(on: first) == firstLoop) }
+                #expect(server.acceptedConnections == 1)
+                // A request from the pool takes the idle connection, wherever it is.
                 _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
                 #expect(server.acceptedConnections == 1)
-                // ...which tasks on a loop do not take: they open one on their loop, and reuse it.
-                let executor = client.makeTaskExecutor()
-                var loops: Set<ObjectIdentifier?> = []
+                // Tasks on another loop do not take it: they open one on their loop.
                 for _ in 0..<3 {
-                    loops.insert(
-                        try await withTaskExecutorPreference(executor) {
-                            _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
-                            return MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
-                        })
+                    let loop = try await send(on: other)
+                    #expect(loop != nil && loop != firstLoop)
                 }
-                #expect(loops.count == 1 && loops.first! != nil)
                 #expect(server.acceptedConnections == 2)
-                // The pool's callers still reuse theirs.
-                _ = try await client.send(CourierRequest<Data>(path: "/bytes/10"))
+                // Each loop's tasks keep to their own.
+                #expect(try await send(on: first) == firstLoop)
                 #expect(server.acceptedConnections == 2)
                 #expect(server.openConnections == 2)
             }
-            // Shutting the client down closes the loop's connection too.
+            // Shutting the client down closes both loops' connections.
             #expect(await eventually { server.openConnections == 0 })
         }
     }

@@ -32,8 +32,9 @@ private final class WireRecorder: Sendable {
 
     var taken: Wire { wire.withLockedValue { $0 } }
 
-    var writer: HTTPClient.Body.StreamWriter {
-        HTTPClient.Body.StreamWriter { data in self.take(data) }
+    /// The recorder as AsyncHTTPClient's stream writer, which the body is written to.
+    var connection: StreamWriterRegions {
+        StreamWriterRegions(writer: HTTPClient.Body.StreamWriter { data in self.take(data) }, earlyEnd: EarlyEnd(), sent: sent, loop: loop)
     }
 
     private func take(_ data: IOData) -> EventLoopFuture<Void> {
@@ -82,7 +83,7 @@ struct FileRegionBodyTests {
 
     private func regions(of body: CourierRequestBody, to recorder: WireRecorder, reporter: ProgressReporter? = nil) throws -> FileRegionBody {
         FileRegionBody(
-            segments: try #require(body.multipartSegments), reporter: reporter, length: body.length, sent: recorder.sent, regionSize: regionSize
+            segments: try #require(body.multipartSegments), reporter: reporter, length: body.length, regionSize: regionSize
         )
     }
 
@@ -94,10 +95,10 @@ struct FileRegionBodyTests {
         let values = Recorder<TransferProgress>()
         let recorder = WireRecorder(loop: loop)
         defer { recorder.sent.close() }
-        let last = try await regions(of: body, to: recorder, reporter: ProgressReporter { values.record($0) }).write(to: recorder.writer, on: loop, until: EarlyEnd())
+        let last = try await regions(of: body, to: recorder, reporter: ProgressReporter { values.record($0) }).write(to: recorder.connection, on: loop)
         // The closing delimiter is handed back, to go out with the end of the body.
         let closing = try #require(last)
-        try await recorder.writer.write(closing).get()
+        _ = try await recorder.connection.write(closing)
 
         #expect(try #require(body.bufferGauge).highWaterMark == 0, "nothing was read into memory")
         let wire = recorder.taken
@@ -136,7 +137,7 @@ struct FileRegionBodyTests {
         }
         defer { recorder.sent.close() }
         let error = await #expect(throws: CourierError.self) {
-            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop, until: EarlyEnd())
+            try await regions(of: body, to: recorder).write(to: recorder.connection, on: loop)
         }
         #expect(error?.kind == .invalidBody)
         #expect(error?.message.contains("changed while it was being sent") == true)
@@ -159,7 +160,7 @@ struct FileRegionBodyTests {
         }
         defer { recorder.sent.close() }
         let error = await #expect(throws: CourierError.self) {
-            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop, until: EarlyEnd())
+            try await regions(of: body, to: recorder).write(to: recorder.connection, on: loop)
         }
         #expect(error?.kind == .invalidBody)
         #expect(error?.message.contains("\(fileSize) bytes were measured, 10 found") == true, "\(String(describing: error))")
@@ -173,7 +174,7 @@ struct FileRegionBodyTests {
         let recorder = WireRecorder(loop: loop)
         defer { recorder.sent.close() }
         let error = await #expect(throws: CourierError.self) {
-            try await regions(of: body, to: recorder).write(to: recorder.writer, on: loop, until: EarlyEnd())
+            try await regions(of: body, to: recorder).write(to: recorder.connection, on: loop)
         }
         #expect(error?.message.contains("1000 bytes were measured, 1001 found") == true, "\(String(describing: error))")
         #expect(recorder.taken.regions == 0)
@@ -182,9 +183,9 @@ struct FileRegionBodyTests {
     @Test("file regions are used only on plain-text connections straight to the server")
     func onlyPlainText() {
         let proxy = Proxy(host: "127.0.0.1", port: 3128)
-        #expect(CourierAsyncHTTPClientTransport.sendsFileRegions(to: URL(string: "http://127.0.0.1:8080/upload")!, proxy: nil))
-        #expect(CourierAsyncHTTPClientTransport.sendsFileRegions(to: URL(string: "HTTP://example.com/upload")!, proxy: nil))
-        #expect(!CourierAsyncHTTPClientTransport.sendsFileRegions(to: URL(string: "https://example.com/upload")!, proxy: nil))
-        #expect(!CourierAsyncHTTPClientTransport.sendsFileRegions(to: URL(string: "http://127.0.0.1:8080/upload")!, proxy: proxy))
+        #expect(FileRegionBody.applies(to: URL(string: "http://127.0.0.1:8080/upload")!, proxy: nil))
+        #expect(FileRegionBody.applies(to: URL(string: "HTTP://example.com/upload")!, proxy: nil))
+        #expect(!FileRegionBody.applies(to: URL(string: "https://example.com/upload")!, proxy: nil))
+        #expect(!FileRegionBody.applies(to: URL(string: "http://127.0.0.1:8080/upload")!, proxy: proxy))
     }
 }

@@ -185,12 +185,12 @@ public final class CourierAsyncHTTPClientTransport: Transport {
             let earlyEnd = exchange.earlyEnd ?? EarlyEnd()
             if !requestBody.isStreamed, let data = requestBody.bytes {
                 body = .bytes(data)
-            } else if let segments = requestBody.multipartSegments, Self.sendsFileRegions(to: request.url, proxy: proxy) {
+            } else if let segments = requestBody.multipartSegments, FileRegionBody.applies(to: request.url, proxy: proxy) {
                 let sent = SentRegions()
                 regions = sent
-                let parts = FileRegionBody(segments: segments, reporter: requestBody.progressReporter, length: requestBody.length, sent: sent)
+                let parts = FileRegionBody(segments: segments, reporter: requestBody.progressReporter, length: requestBody.length)
                 body = streamed(length: requestBody.length, earlyEnd: earlyEnd) { writer, loop in
-                    try await parts.write(to: writer, on: loop, until: earlyEnd)
+                    try await parts.write(to: StreamWriterRegions(writer: writer, earlyEnd: earlyEnd, sent: sent, loop: loop), on: loop)
                 }
             } else {
                 // Each piece is taken from the body only once the previous one is written
@@ -220,14 +220,6 @@ public final class CourierAsyncHTTPClientTransport: Transport {
         } catch {
             throw CourierAsyncHTTPClientTransport.map(error, url: request.url, timeout: request.timeout)
         }
-    }
-
-    /// Whether a multipart body's files go to `url` as file regions, which the kernel sends
-    /// straight from the file (`sendfile`): only on a plain-text connection straight to the
-    /// server. TLS must encrypt every byte in memory, and a tunnel through `proxy` keeps the
-    /// byte path.
-    static func sendsFileRegions(to url: URL, proxy: Proxy?) -> Bool {
-        proxy == nil && url.scheme?.lowercased() == "http"
     }
 
     /// A body of `length` bytes (if known) that `send` writes from a task, all but the last

@@ -4,8 +4,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The transport of https hosts with pins, of every request through a proxy, and of
-/// upgrades (see ``ConnectionUpgrade``):
+/// The transport of plain http, of https hosts with pins, of every request through a proxy,
+/// and of upgrades (see ``ConnectionUpgrade``):
 /// HTTP/2 or HTTP/1.1, as ALPN chose (HTTP/1.1 for a plain http origin), over connections it
 /// opens and verifies itself inside the handshake (see ``ChannelConnector``),
 /// kept and reused per origin and settings (see ``ChannelPool``); an HTTP/2 connection
@@ -88,7 +88,8 @@ final class ChannelTransport: Sendable {
         }
         let exchange = Exchange(
             connection: carrier, request: request, start: start, decompression: configuration.decompression,
-            readTimeout: configuration.readTimeout, watchdogs: watchdogs
+            readTimeout: configuration.readTimeout, watchdogs: watchdogs,
+            sendsFileRegions: connection.streams == nil && FileRegionBody.applies(to: request.url, proxy: configuration.proxy)
         )
         let head: HTTPResponseHead
         let arrival: ClockReading

@@ -16,6 +16,8 @@ final class Exchange: Sendable {
     private let watched: (watch: ReadWatchdog.Watch, watchdog: ReadWatchdog)?
     /// The request body as it goes out beside the response.
     private let sending = NIOLockedValueBox(Sending())
+    /// Whether a multipart body's files go as file regions (see ``FileRegionBody``).
+    private let sendsFileRegions: Bool
 
     /// A request body written while its response arrives (full duplex): a piece is written as
     /// soon as the body gives it, whether or not the response has begun.
@@ -32,9 +34,10 @@ final class Exchange: Sendable {
 
     init(
         connection: Connection, request: CourierHTTPRequest, start: ClockReading, decompression: Decompression,
-        readTimeout: Duration?, watchdogs: ReadWatchdogs
+        readTimeout: Duration?, watchdogs: ReadWatchdogs, sendsFileRegions: Bool = false
     ) {
         self.connection = connection
+        self.sendsFileRegions = sendsFileRegions
         self.request = request
         self.start = start
         self.decompression = decompression
@@ -106,25 +109,25 @@ final class Exchange: Sendable {
             if let data = request.body?.bytes {
                 channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: data))), promise: nil)
             }
-            ended(channel.writeAndFlush(HTTPClientRequestPart.end(nil)))
+            writeEnd()
             return
         }
         channel.flush()
         let channel = self.channel
+        let regions = sendsFileRegions ? body.multipartSegments : nil
         let task = Task {
             do {
-                // One piece at a time: the next is taken only once the last one was written;
-                // the last piece of a body of known length goes out with its end.
-                var pieces = body.chunks().makeAsyncIterator()
-                while let (piece, isLast) = try await pieces.nextPiece() {
-                    let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece)))
-                    guard !isLast else {
-                        channel.write(part, promise: nil)
-                        break
+                let trailers: HTTPHeaders?
+                if let regions {
+                    // The files go from the kernel; the last piece goes out with the end.
+                    let parts = FileRegionBody(segments: regions, reporter: body.progressReporter, length: body.length)
+                    if let last = try await parts.write(to: ChannelRegionWriter(channel: channel), on: channel.eventLoop) {
+                        channel.write(HTTPClientRequestPart.body(last), promise: nil)
                     }
-                    try await channel.writeAndFlush(part)
+                    trailers = nil
+                } else {
+                    trailers = try await Exchange.write(body, to: channel)
                 }
-                let trailers = pieces.trailers.isEmpty ? nil : HTTPHeaders(pieces.trailers.map { ($0.name, $0.value) })
                 try await channel.writeAndFlush(HTTPClientRequestPart.end(trailers))
                 self.sent()
             } catch {
@@ -136,14 +139,36 @@ final class Exchange: Sendable {
         channel.closeFuture.whenComplete { _ in task.cancel() }
     }
 
-    /// The request's end goes out with `written`.
-    private func ended(_ written: EventLoopFuture<Void>) {
-        written.whenComplete { result in
+    /// Writes `body` to `channel` but for its end, and returns its trailers: one piece at a
+    /// time, the next taken only once the last one was written; the last piece of a body of
+    /// known length goes out with the end.
+    private static func write(_ body: CourierRequestBody, to channel: any Channel) async throws -> HTTPHeaders? {
+        var pieces = body.chunks().makeAsyncIterator()
+        while let (piece, isLast) = try await pieces.nextPiece() {
+            let part = HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: piece)))
+            guard !isLast else {
+                channel.write(part, promise: nil)
+                break
+            }
+            try await channel.writeAndFlush(part)
+        }
+        return pieces.trailers.isEmpty ? nil : HTTPHeaders(pieces.trailers.map { ($0.name, $0.value) })
+    }
+
+    /// Writes the request's end, and tells when it went out. The callback is attached before
+    /// the write is handed to the loop, which runs what it is handed in order: the end is
+    /// known sent in the turn it went out, before any of the response can be read (attached
+    /// after, it could run a turn later, once the response had ended, and the connection
+    /// would be thought unfinished).
+    private func writeEnd() {
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { result in
             switch result {
             case .success: self.sent()
             case .failure(let error): self.failed(error)
             }
         }
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: written)
     }
 
     private func sent() {

@@ -146,7 +146,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fault.withLockedValue { $0 = $0 ?? error }
+        // An error between exchanges (bytes after a response's end, say) is no exchange's:
+        // the connection closes, and a request that took it meanwhile sees only that.
+        if exchange != nil { fault.withLockedValue { $0 = $0 ?? error } }
         // A peer that closes without TLS's close_notify after a complete response did no harm.
         if !responseComplete { abandon(error) }
         context.close(promise: nil)

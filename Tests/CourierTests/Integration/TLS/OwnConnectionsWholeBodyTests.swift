@@ -111,19 +111,8 @@ struct OwnConnectionsOnALoopTests {
                     $0.limits.maximumConnectionsPerHost = 1
                 }
             ) { client in
-                // Two executors on different loops (other tests take loops from the same group
-                // meanwhile, so two calls in a row may give one loop twice).
-                func loop(of executor: any TaskExecutor) async -> ObjectIdentifier? {
-                    await withTaskExecutorPreference(executor) { MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) } }
-                }
-                let first = client.makeTaskExecutor()
-                let firstLoop = await loop(of: first)
-                var second: (any TaskExecutor)?
-                for _ in 0..<32 where second == nil {
-                    let candidate = client.makeTaskExecutor()
-                    if await loop(of: candidate) != firstLoop { second = candidate }
-                }
-                let executors = [first, try #require(second, "the group has one loop")]
+                let (first, _, other) = try await twoExecutorsOnDifferentLoops(of: client)
+                let executors = [first, other]
                 var loops: [ObjectIdentifier?] = []
                 // One after another, alternating between the two loops: a connection left idle
                 // by one loop's task is not taken by the other's.

@@ -1,6 +1,19 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
+
+/// The connection a ``FileRegionBody`` is written to, on either road.
+protocol RegionWriter: Sendable {
+    /// Hands `part` to the connection and returns once the connection can take more, with a
+    /// future that completes once the part has really gone to the socket (for a file region,
+    /// once `sendfile` has read all of it).
+    ///
+    /// - Throws: ``ResponseEndedEarly`` once the response has ended and the rest of the body
+    ///   is not wanted; what the write fails with.
+    func write(_ part: IOData) async throws -> EventLoopFuture<Void>
+
+    /// Closes `file` once the connection can no longer hold one of its regions.
+    func closeWhenEnded(_ file: NIOFileHandle)
+}
 
 /// Sends a multipart body over a plain-text HTTP/1.1 connection with its files as file regions,
 /// which the event loop hands to the kernel (`sendfile`) without reading them into memory.
@@ -20,18 +33,24 @@ struct FileRegionBody: Sendable {
     let reporter: ProgressReporter?
     /// The body's length, for the progress reporter.
     let length: Int64?
-    /// Says when a region has really been sent.
-    let sent: SentRegions
     /// The largest region handed to the connection at once; the file's size is checked
     /// between regions. Small enough that sending one does not hold the event loop, whose other
     /// connections wait meanwhile, for long.
     var regionSize = 1024 * 1024
 
+    /// Whether a multipart body's files go to `url` as file regions, which the kernel sends
+    /// straight from the file (`sendfile`): only on a plain-text connection straight to the
+    /// server. TLS must encrypt every byte in memory, and a tunnel through `proxy` keeps the
+    /// byte path.
+    static func applies(to url: URL, proxy: Proxy?) -> Bool {
+        proxy == nil && url.scheme?.lowercased() == "http"
+    }
+
     /// Writes the body to `writer` on `loop`, the request's event loop, all but its last piece
     /// when that is bytes (the closing delimiter always is): that piece is returned for the
-    /// caller to write together with the end of the body. Stops with ``ResponseEndedEarly``
-    /// once `earlyEnd` tells that the response ended first.
-    func write(to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop, until earlyEnd: EarlyEnd) async throws -> IOData? {
+    /// caller to write together with the end of the body. Stops with what `writer` throws
+    /// (``ResponseEndedEarly`` once the response ended first).
+    func write(to writer: some RegionWriter, on loop: any EventLoop) async throws -> IOData? {
         reporter?.begin(total: length)
         for (index, segment) in segments.enumerated() {
             switch segment {
@@ -45,11 +64,11 @@ struct FileRegionBody: Sendable {
                         reporter?.end()
                         return piece
                     }
-                    try await earlyEnd.write(piece, to: writer)
+                    _ = try await writer.write(piece)
                     start = end
                 }
             case .file(let url, let size):
-                try await send(url, size: size, to: writer, on: loop, until: earlyEnd)
+                try await send(url, size: size, to: writer, on: loop)
             }
         }
         reporter?.end()
@@ -57,9 +76,7 @@ struct FileRegionBody: Sendable {
     }
 
     /// Sends the file at `url`, measured at `size` bytes, region by region.
-    private func send(
-        _ url: URL, size: Int64, to writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop, until earlyEnd: EarlyEnd
-    ) async throws {
+    private func send(_ url: URL, size: Int64, to writer: some RegionWriter, on loop: any EventLoop) async throws {
         let (handle, snapshot) = try FileSnapshot.open(url)
         defer { try? handle.close() }
         guard snapshot.size == size else { throw MultipartReader.changed(url, expected: size, found: snapshot.size) }
@@ -72,7 +89,7 @@ struct FileRegionBody: Sendable {
         // hold one, and the file stays open until the request is over.
         var isSent = false
         defer {
-            if isSent { try? regionHandle.close() } else { sent.closeWhenEnded(regionHandle) }
+            if isSent { try? regionHandle.close() } else { writer.closeWhenEnded(regionHandle) }
         }
         // The next region is handed over while the previous one is still being sent, so that
         // the socket never runs dry while this task waits for its turn on a thread.
@@ -85,8 +102,7 @@ struct FileRegionBody: Sendable {
                 throw MultipartReader.changed(url, expected: size, found: now.size)
             }
             let region = FileRegion(fileHandle: regionHandle, readerIndex: Int(offset), endIndex: Int(end))
-            let written = sent.expect(region, on: loop)
-            try await earlyEnd.write(.fileRegion(region), to: writer)
+            let written = try await writer.write(.fileRegion(region))
             if let inFlight { try await watched(inFlight, file: handle, url: url, size: size, on: loop) }
             inFlight = written
             reporter?.advance(by: Int(end - offset))

@@ -26,9 +26,9 @@ public struct Limits: Sendable, Hashable {
     /// connections wait inside the transport for a free one, and one that waits longer than the
     /// connect timeout fails with ``CourierError/Kind/timeout``.
     public var maximumConcurrentRequestsPerHost: Int
-    /// Connections kept per host by the default transport; 8 by default. Tasks running on an
-    /// event loop (see ``CourierClient/makeTaskExecutor()``) use connections of that loop, up to as
-    /// many again per loop.
+    /// The most connections the default transport opens to one host at once, and keeps; 8 by
+    /// default. Tasks running on an event loop (see ``CourierClient/makeTaskExecutor()``) use
+    /// connections of that loop, up to as many again per loop.
     public var maximumConnectionsPerHost: Int
     /// Adapts each origin's limit to its latency and errors, up to
     /// ``maximumConcurrentRequestsPerHost``; `nil`, the default, keeps every origin's limit at

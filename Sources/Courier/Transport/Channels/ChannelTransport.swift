@@ -21,7 +21,7 @@ final class ChannelTransport: Sendable {
         self.connector = ChannelConnector(group: group)
         self.watchdogs = watchdogs
         self.pool = ChannelPool(
-            maximumIdlePerKey: configuration.maximumConnectionsPerHost,
+            maximumPerKey: configuration.maximumConnectionsPerHost,
             idleTimeout: configuration.idleConnectionTimeout
         )
     }
@@ -150,13 +150,23 @@ final class ChannelTransport: Sendable {
         // arrives on the thread it runs on.
         let loop = connector.callerLoop()
         // A connection opened for an upgrade is never put back, so none is ever idle.
-        if !key.upgrades, let idle = try pool.take(key, on: loop) { return idle }
+        let room: ChannelPool.Room
+        switch try await pool.lease(key, on: loop, waitingAtMost: connectTimeout, url: url) {
+        case .idle(let idle): return idle
+        case .room(let granted): room = granted
+        }
         do {
-            let connection = try await connector.connect(
-                host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, proxySettings: key.proxySettings, connectTimeout: connectTimeout,
-                deadline: deadline, http1Only: key.upgrades, on: loop
-            )
-            try pool.opened(connection, key: key)
+            let connection: Connection
+            do {
+                connection = try await connector.connect(
+                    host: key.host, port: key.port, settings: key.settings, proxy: key.proxy, proxySettings: key.proxySettings,
+                    connectTimeout: connectTimeout, deadline: deadline, http1Only: key.upgrades, on: loop
+                )
+            } catch {
+                pool.failedToOpen(room)
+                throw error
+            }
+            try pool.opened(connection, key: key, room: room)
             return connection
         } catch {
             var mapped = ChannelTransport.map(error, url: url, timeout: timeout)

@@ -43,6 +43,24 @@ struct BodyHandoffTests {
         #expect(try await handoff.next() == nil)
     }
 
+    @Test("a reader woken per burst waits through the burst's pieces, then takes them all at once")
+    func aReaderWokenPerBurstTakesTheBurstWhole() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let handoff = BodyHandoff(wakesPerBurst: true)
+        let reader = Task { try await handoff.next() }
+        #expect(await eventually { handoff.readerWaits })
+        for byte in UInt8(1)...3 { try await handoff.offer(buffer(byte, count: 10), on: loop).get() }
+        // Below the budget, the burst's pieces wait for its end.
+        #expect(handoff.readerWaits)
+        handoff.burstEnded()
+        let taken = try await reader.value
+        #expect(taken?.map { $0.getInteger(at: $0.readerIndex, as: UInt8.self) } == [1, 2, 3])
+        // Nothing waits: the end of another burst wakes no one, and the end comes next.
+        handoff.burstEnded()
+        handoff.end(.success(()))
+        #expect(try await handoff.next() == nil)
+    }
+
     @Test("pieces that arrived before a failure are delivered before it")
     func piecesBeforeAFailureArriveFirst() async throws {
         let group = MultiThreadedEventLoopGroup.singleton

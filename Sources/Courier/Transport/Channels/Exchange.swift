@@ -42,7 +42,9 @@ final class Exchange: Sendable {
         self.start = start
         self.decompression = decompression
         // A response the client reads whole wakes it once (an upgrade's never has a body).
-        self.handoff = BodyHandoff(collects: request.collectsResponseBody && request.upgrade == nil)
+        // A streamed body wakes its reader once per burst of reads (its handler tells the end
+        // of each).
+        self.handoff = BodyHandoff(collects: request.collectsResponseBody && request.upgrade == nil, wakesPerBurst: true)
         self.watched = watchdogs.makeWatch(timeout: readTimeout).map { ($0, watchdogs.on(connection.channel.eventLoop)) }
     }
 

@@ -131,10 +131,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         while !awaitingReader, let next = queue.popFirst() {
             deliver(next, context: context)
         }
+        // What waited is a burst of its own: no read may follow to tell its end.
+        exchange?.handoff.burstEnded()
         if !awaitingReader, readDeferred, !isRemoved {
             readDeferred = false
             context.read()
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // The pieces of one burst of reads reach a waiting reader at once.
+        exchange?.handoff.burstEnded()
+        context.fireChannelReadComplete()
     }
 
     func read(context: ChannelHandlerContext) {

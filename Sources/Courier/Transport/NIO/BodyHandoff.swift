@@ -22,6 +22,9 @@ final class BodyHandoff: Sendable {
 
     /// Whether the reader wants the whole body, and so is woken only at the end or the budget.
     private let collects: Bool
+    /// Whether a waiting reader is woken once per read burst (``burstEnded()``), taking every
+    /// piece the burst brought, rather than once per piece.
+    private let wakesPerBurst: Bool
 
     private struct State {
         var head: (HTTPResponseHead, ClockReading)?
@@ -42,8 +45,26 @@ final class BodyHandoff: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// A handoff whose reader takes the body piece by piece, or, when it `collects`, whole.
-    init(collects: Bool = false) {
+    /// With `wakesPerBurst`, the producer calls ``burstEnded()`` after each read burst, and a
+    /// waiting reader is woken then for all the burst's pieces (or at the budget).
+    init(collects: Bool = false, wakesPerBurst: Bool = false) {
         self.collects = collects
+        self.wakesPerBurst = wakesPerBurst
+    }
+
+    /// A read burst ended: a reader waiting for pieces takes every piece that waits.
+    func burstEnded() {
+        guard wakesPerBurst, !collects else { return }
+        let handed = state.withLockedValue { state -> (CheckedContinuation<[ByteBuffer]?, any Error>, [ByteBuffer])? in
+            guard let reader = state.reader, !state.pending.isEmpty else { return nil }
+            state.reader = nil
+            defer {
+                state.pending = []
+                state.pendingBytes = 0
+            }
+            return (reader, state.pending)
+        }
+        if let (reader, pieces) = handed { reader.resume(returning: pieces) }
     }
 
     /// The response head arrived.
@@ -70,7 +91,7 @@ final class BodyHandoff: Sendable {
         }
         let action = state.withLockedValue { state -> Action in
             if state.isClosed { return .refuse }
-            if !collects, let reader = state.reader {
+            if !collects, !wakesPerBurst, let reader = state.reader {
                 state.reader = nil
                 return .hand(reader, [piece])
             }
@@ -78,7 +99,8 @@ final class BodyHandoff: Sendable {
             state.pendingBytes += piece.readableBytes
             guard state.pendingBytes >= Self.budget else { return .proceed }
             if let reader = state.reader {
-                // A collecting reader, woken at the budget: it takes everything that waits.
+                // A reader woken at the budget (one that collects, or is woken per burst):
+                // it takes everything that waits.
                 state.reader = nil
                 defer {
                     state.pending = []
@@ -127,7 +149,8 @@ final class BodyHandoff: Sendable {
                     state.pendingBytes += remainder.reduce(0) { $0 + $1.readableBytes }
                 }
                 // A waiting reader has had the head; it takes what waits now, and the end at
-                // its next call. (Only a collecting reader waits while pieces do.)
+                // its next call. (Only a reader that collects or is woken per burst waits
+                // while pieces do.)
                 if state.reader != nil, !state.pending.isEmpty {
                     handed = state.pending
                     state.pending = []
@@ -160,6 +183,11 @@ final class BodyHandoff: Sendable {
         case .success: reader.resume(returning: nil)
         case .failure(let error): reader.resume(throwing: error)
         }
+    }
+
+    /// Whether a reader waits for pieces now.
+    var readerWaits: Bool {
+        state.withLockedValue { $0.reader != nil }
     }
 
     /// The trailer fields that followed the body, once it ended; `nil` before then and after

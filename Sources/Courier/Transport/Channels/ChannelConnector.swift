@@ -15,6 +15,10 @@ import X509
 /// the chain is built and checked against the host's roots and pins, and the handshake fails
 /// unless both pass, so no request byte is ever written to an unverified or unpinned peer.
 final class ChannelConnector: Sendable {
+    /// The largest read from a connection's socket: 256 KiB, four times NIO's default, reached
+    /// only by a socket that keeps filling its reads.
+    static let largestRead = 256 * 1024
+
     private struct Prepared: Sendable {
         let context: NIOSSLContext
         let evaluator: TrustEvaluator
@@ -75,6 +79,9 @@ final class ChannelConnector: Sendable {
         let bootstrap = ClientBootstrap(group: loop ?? group)
             .connectTimeout(limit.remaining)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            // Reads grow past NIO's 64 KiB when the socket keeps them full (a large body
+            // arriving fast), so that such a body reaches its reader in fewer, larger pieces.
+            .channelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: ChannelConnector.largestRead))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handshake = channel.eventLoop.makePromise(of: NegotiatedProtocol.self)

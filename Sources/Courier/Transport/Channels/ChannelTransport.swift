@@ -89,7 +89,9 @@ final class ChannelTransport: Sendable {
         let exchange = Exchange(
             connection: carrier, request: request, start: start, decompression: configuration.decompression,
             readTimeout: configuration.readTimeout, watchdogs: watchdogs,
-            sendsFileRegions: connection.streams == nil && FileRegionBody.applies(to: request.url, proxy: configuration.proxy)
+            // Asked only of a multipart body: the scheme is not read again for every request.
+            sendsFileRegions: request.body?.multipartSegments != nil && connection.streams == nil
+                && FileRegionBody.applies(to: request.url, proxy: configuration.proxy)
         )
         let head: HTTPResponseHead
         let arrival: ClockReading

@@ -49,9 +49,8 @@ final class RoutingTransport: Transport {
         try await stream(request, deadline: deadline.map(ClockReading.init), admission: nil, body: body)
     }
 
-    /// Sends `request` once `admission`, if any, holds its scheduler slot: AsyncHTTPClient's
-    /// road is handed the admission and starts the exchange itself when the slot is granted;
-    /// Courier's own connections wait for it first.
+    /// Sends `request` once `admission`, if any, holds its scheduler slot: either road is
+    /// handed the admission, and starts the exchange when the slot is granted.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
         deadline: ClockReading?,
@@ -60,9 +59,9 @@ final class RoutingTransport: Transport {
     ) async throws -> Result {
         switch try route(for: request) {
         case .channels(let settings, let configuration, let proxySettings):
-            try await admission?.wait()
             return try await secured.stream(
-                request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline?.instant, body: body
+                request, settings: settings, proxySettings: proxySettings, configuration: configuration, deadline: deadline?.instant,
+                admission: admission, body: body
             )
         case .standard(let settings, let tls):
             do {

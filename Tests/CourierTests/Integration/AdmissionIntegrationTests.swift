@@ -55,6 +55,56 @@ struct AdmissionIntegrationTests {
         }
     }
 
+    /// The exchange a freed slot starts on the loop still belongs to its task: cancelling the
+    /// task ends it, closes its connection and frees the slot.
+    @Test func cancellingARequestItsFreedSlotStartedEndsIt() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 1) { client in
+                let first = Task { try await client.send(CourierRequest<Data>(path: server.url("/gate/first").absoluteString)) }
+                #expect(await eventually { server.requestsWaiting(atGate: "first") == 1 })
+                let second = Task { try await client.send(CourierRequest<Data>(path: server.url("/gate/second").absoluteString)) }
+                #expect(await eventually { client.activity == Activity(waiting: 1, inFlight: 1) })
+                server.openGate("first")
+                let firstBody = try await first.value
+                #expect(!firstBody.isEmpty)
+                // Started by the slot the first freed, on the connection it freed.
+                #expect(await eventually { server.requestsWaiting(atGate: "second") == 1 })
+                #expect(server.acceptedConnections == 1)
+                second.cancel()
+                let result = await second.result
+                guard case .failure(let error as CourierError) = result else {
+                    Issue.record("expected a cancellation error, got \(result)")
+                    return
+                }
+                #expect(error.kind == .cancelled)
+                #expect(await eventually(attempts: 1000) { server.openConnections == 0 })
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+                let after = try await client.send(CourierRequest<Data>(path: server.url("/get").absoluteString))
+                #expect(!after.isEmpty)
+            }
+        }
+    }
+
+    /// A slot freed by an exchange whose connection closed comes with no idle connection: the
+    /// request granted it opens one.
+    @Test func aRequestWhoseSlotCameWithoutAConnectionOpensOne() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 1) { client in
+                var closing = CourierRequest<Data>(path: server.url("/gate/closing").absoluteString)
+                closing.headers.add(name: "Connection", value: "close")
+                let first = Task { try await client.send(closing) }
+                #expect(await eventually { server.requestsWaiting(atGate: "closing") == 1 })
+                let second = Task { try await client.send(CourierRequest<Data>(path: server.url("/get?second=1").absoluteString)) }
+                #expect(await eventually { client.activity == Activity(waiting: 1, inFlight: 1) })
+                server.openGate("closing")
+                let (firstBody, secondBody) = (try await first.value, try await second.value)
+                #expect(!firstBody.isEmpty && !secondBody.isEmpty)
+                #expect(server.acceptedConnections == 2)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+            }
+        }
+    }
+
     @Test func callersOnTheEventLoopsWaitForTheirSlotsAndResumeOnTheirLoops() async throws {
         try await withServer { server in
             try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 2) { client in

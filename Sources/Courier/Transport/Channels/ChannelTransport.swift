@@ -13,7 +13,7 @@ import NIOPosix
 final class ChannelTransport: Sendable {
     let connector: ChannelConnector
     private let pool: ChannelPool
-    private let watchdogs: ReadWatchdogs
+    fileprivate let watchdogs: ReadWatchdogs
 
     /// A transport whose pool keeps `configuration`'s idle connections, and whose exchanges are
     /// held to their read timeouts by `watchdogs`.
@@ -53,16 +53,24 @@ final class ChannelTransport: Sendable {
     }
 
     /// Sends `request` under `settings` and `configuration` and hands its response to `body`
-    /// once its head arrived.
+    /// once its head arrived; with an `admission`, once it holds its scheduler slot.
+    ///
+    /// A caller off the event loops that reads its response whole gives the slot back on the
+    /// loop, with the connection, as soon as the response has ended there; while it waits for
+    /// a slot, it hands the admission the start of its exchange, which the release that frees
+    /// the slot runs on an idle connection of that loop (see ``HandedStart``). A request that
+    /// waits for a slot then starts where the exchange before it ended, and its task wakes
+    /// only for its response, as on AsyncHTTPClient's road. A caller on one of the loops waits
+    /// for its slot and gives it back itself: its task runs where its exchange does.
     nonisolated(nonsending) func stream<Result: Sendable>(
         _ request: CourierHTTPRequest,
         settings: HostTLSSettings?,
         proxySettings: HostTLSSettings? = nil,
         configuration: TransportConfiguration,
         deadline: ContinuousClock.Instant?,
+        admission: Admission? = nil,
         body: nonisolated(nonsending) (consuming StreamedResponse) async throws -> Result
     ) async throws -> Result {
-        let start = ClockReading.now
         var request = request
         request.headers = request.headers.insideTunnel(of: configuration.proxy)
         guard let host = request.url.host, !host.isEmpty else {
@@ -72,11 +80,30 @@ final class ChannelTransport: Sendable {
             host: HostPattern.normalized(host), port: request.url.port ?? (settings == nil ? 80 : 443), settings: settings, proxy: configuration.proxy,
             proxySettings: proxySettings, upgrades: request.upgrade != nil
         )
+        // A task on one of the loops keeps to connections of its loop: its response then
+        // arrives on the thread it runs on.
+        let loop = connector.callerLoop()
+        let plan = ExchangePlan(
+            request: request, key: key, configuration: configuration, deadline: deadline,
+            givesBack: loop == nil && request.collectsResponseBody && request.upgrade == nil ? admission : nil
+        )
+        if let admission {
+            if plan.givesBack != nil, admission.arrivedWaiting {
+                if let (exchange, connection, head, arrival) = try await handOver(plan, to: admission) {
+                    return try await finish(exchange, head: head, arrival: arrival, connection: connection, key: key, body: body)
+                }
+                // The slot came without an idle connection: it is this task's to use.
+            } else {
+                try await admission.wait()
+            }
+        }
+        // The exchange's timing starts once it holds its slot, and takes in opening a connection.
+        let start = ClockReading.now
         // A kept-alive connection the server closed just as it was reused fails here as a
         // connection failure before any of the response; the client's hop loop sends a
         // request that is safe to send again once more, as it does on every transport.
         let connection = try await lease(
-            key, connectTimeout: configuration.connectTimeout, url: request.url, timeout: request.timeout, deadline: deadline
+            key, on: loop, connectTimeout: configuration.connectTimeout, url: request.url, timeout: request.timeout, deadline: deadline
         )
         let carrier: Connection
         do {
@@ -86,27 +113,131 @@ final class ChannelTransport: Sendable {
             pool.release(connection, key: key, reusable: false)
             throw ChannelTransport.map(connection.cause(of: error), url: request.url, timeout: request.timeout)
         }
-        let exchange = Exchange(
-            connection: carrier, request: request, start: start, decompression: configuration.decompression,
-            readTimeout: configuration.readTimeout, watchdogs: watchdogs,
-            // Asked only of a multipart body: the scheme is not read again for every request.
-            sendsFileRegions: request.body?.multipartSegments != nil && connection.streams == nil
-                && FileRegionBody.applies(to: request.url, proxy: configuration.proxy)
-        )
+        let exchange = plan.exchange(on: carrier, of: connection, startedAt: start, transport: self)
         let head: HTTPResponseHead
         let arrival: ClockReading
         do {
             (head, arrival) = try await exchange.run(deadline: deadline)
         } catch {
-            _ = await exchange.end()
-            if connection.streams != nil { exchange.channel.close(promise: nil) }
-            pool.release(connection, key: key, reusable: false)
-            throw ChannelTransport.map(error, url: request.url, timeout: request.timeout)
+            throw await failed(exchange, connection: connection, key: key, error: error)
         }
         if let upgrade = request.upgrade {
             return try await switchProtocols(exchange, head: head, arrival: arrival, upgrade: upgrade, connection: connection, key: key, body: body)
         }
         return try await finish(exchange, head: head, arrival: arrival, connection: connection, key: key, body: body)
+    }
+
+    /// What an exchange of ``stream(_:settings:proxySettings:configuration:deadline:admission:body:)``
+    /// is made of, whenever and wherever it starts.
+    private struct ExchangePlan: Sendable {
+        let request: CourierHTTPRequest
+        let key: ChannelPool.Key
+        let configuration: TransportConfiguration
+        let deadline: ContinuousClock.Instant?
+        /// The admission whose slot goes back on the loop once the response has ended whole.
+        let givesBack: Admission?
+
+        /// The exchange on `carrier`, `connection` itself or one of its HTTP/2 streams, which
+        /// started at `start` and whose response goes to `handoff` (a new one by default).
+        func exchange(
+            on carrier: Connection, of connection: Connection, startedAt start: ClockReading, transport: ChannelTransport, handoff: BodyHandoff? = nil
+        ) -> Exchange {
+            Exchange(
+                connection: carrier, request: request, start: start, decompression: configuration.decompression,
+                readTimeout: configuration.readTimeout, watchdogs: transport.watchdogs,
+                // Asked only of a multipart body: the scheme is not read again for every request.
+                sendsFileRegions: request.body?.multipartSegments != nil && connection.streams == nil
+                    && FileRegionBody.applies(to: request.url, proxy: configuration.proxy),
+                handoff: handoff,
+                whenEnded: givesBack.map { transport.givingBack(connection, key: key, slot: $0) }
+            )
+        }
+    }
+
+    /// Hands `admission` the start of `plan`'s exchange and waits for its response head (for
+    /// a response read whole, its end) without waking in between: see ``HandedStart``. Returns
+    /// `nil` when the slot came without an idle connection (the caller leases one).
+    nonisolated(nonsending) private func handOver(
+        _ plan: ExchangePlan, to admission: Admission
+    ) async throws -> (Exchange, Connection, HTTPResponseHead, ClockReading)? {
+        let handoff = Exchange.handoff(for: plan.request)
+        let handed = HandedStart()
+        let arrival: (HTTPResponseHead, ClockReading)
+        do {
+            arrival = try await withTaskCancellationHandler {
+                admission.start { refusal in
+                    if let refusal { return handoff.end(.failure(Admission.Refused(reason: refusal))) }
+                    self.begin(plan, into: handoff, handed: handed)
+                }
+                return try await handoff.head()
+            } onCancel: {
+                admission.withdraw(with: CancellationError())
+                handed.cancel()
+            }
+        } catch let refused as Admission.Refused {
+            throw refused.reason
+        } catch {
+            if handed.isLeftToCaller { return nil }
+            guard let exchange = handed.exchange else { throw error }
+            throw await failed(exchange, connection: exchange.connection, key: plan.key, error: exchange.cause(of: error))
+        }
+        // The handoff has a head only from an exchange begun.
+        guard let exchange = handed.exchange else { throw CancellationError() }
+        exchange.received(arrival.0)
+        return (exchange, exchange.connection, arrival.0, arrival.1)
+    }
+
+    /// Begins `plan`'s exchange on an idle HTTP/1.1 connection, one of the loop this runs on
+    /// if there is one, with its response going to `handoff`; without one, leaves the
+    /// exchange to its task.
+    private func begin(_ plan: ExchangePlan, into handoff: BodyHandoff, handed: HandedStart) {
+        let connection: Connection
+        do {
+            let here = connector.callerLoop()
+            guard let idle = try pool.take(plan.key, on: here) ?? (here == nil ? nil : try pool.take(plan.key)) else {
+                handed.leaveToCaller()
+                return handoff.end(.failure(HandedStart.LeftToCaller()))
+            }
+            connection = idle
+        } catch {
+            return handoff.end(.failure(error))
+        }
+        // A new HTTP/2 stream is opened by the task, which waits for it.
+        guard connection.streams == nil else {
+            pool.release(connection, key: plan.key, reusable: true)
+            handed.leaveToCaller()
+            return handoff.end(.failure(HandedStart.LeftToCaller()))
+        }
+        let exchange = plan.exchange(on: connection, of: connection, startedAt: .now, transport: self, handoff: handoff)
+        guard handed.begin(exchange) else {
+            pool.release(connection, key: plan.key, reusable: true)
+            return handoff.end(.failure(CancellationError()))
+        }
+        exchange.begin(deadline: plan.deadline)
+    }
+
+    /// What gives `connection` and `slot` back, on the loop, once a response read whole has
+    /// ended there and its request went out whole; the request granted the slot then starts
+    /// on that loop, once it is done with the read that ended the response.
+    fileprivate func givingBack(_ connection: Connection, key: ChannelPool.Key, slot: Admission) -> @Sendable (Exchange, Int, Bool) -> Void {
+        { [pool] exchange, status, keepAlive in
+            guard let reusable = exchange.endNow(keepAlive: keepAlive) else { return }
+            // A stream is never used twice.
+            if connection.streams != nil { exchange.channel.close(promise: nil) }
+            pool.release(connection, key: key, reusable: reusable)
+            let starts = slot.scheduler.release(slot, outcome: .response(status: status))
+            guard !starts.isEmpty else { return }
+            exchange.channel.eventLoop.execute { for start in starts { start(nil) } }
+        }
+    }
+
+    /// Ends `exchange`, which failed with `error` before its response head, closes and gives
+    /// back its connection, and returns the error to throw.
+    private func failed(_ exchange: Exchange, connection: Connection, key: ChannelPool.Key, error: any Error) async -> CourierError {
+        _ = await exchange.end()
+        if connection.streams != nil { exchange.channel.close(promise: nil) }
+        pool.release(connection, key: key, reusable: false)
+        return ChannelTransport.map(error, url: exchange.request.url, timeout: exchange.request.timeout)
     }
 
     /// Hands the connection of `exchange` to `upgrade` when the server switched protocols,
@@ -146,11 +277,8 @@ final class ChannelTransport: Sendable {
     }
 
     private func lease(
-        _ key: ChannelPool.Key, connectTimeout: Duration, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
+        _ key: ChannelPool.Key, on loop: (any EventLoop)?, connectTimeout: Duration, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
     ) async throws -> Connection {
-        // A task on one of the loops keeps to connections of its loop: its response then
-        // arrives on the thread it runs on.
-        let loop = connector.callerLoop()
         // A connection opened for an upgrade is never put back, so none is ever idle.
         let room: ChannelPool.Room
         switch try await pool.lease(key, on: loop, waitingAtMost: connectTimeout, url: url) {
@@ -213,7 +341,9 @@ final class ChannelTransport: Sendable {
 
     /// Ends `exchange` and gives `connection` back to the pool.
     private func release(_ connection: Connection, key: ChannelPool.Key, after exchange: Exchange) async {
-        let reusable = await exchange.end() && !key.upgrades
+        // Ended already, on the loop, with the connection given back there.
+        guard let ended = await exchange.end() else { return }
+        let reusable = ended && !key.upgrades
         // A stream is never used twice; closing one that already ended does nothing.
         if connection.streams != nil { exchange.channel.close(promise: nil) }
         pool.release(connection, key: key, reusable: reusable)

@@ -18,6 +18,9 @@ final class Exchange: Sendable {
     private let sending = NIOLockedValueBox(Sending())
     /// Whether a multipart body's files go as file regions (see ``FileRegionBody``).
     private let sendsFileRegions: Bool
+    /// Run on the loop when the response has ended whole, with its status (see
+    /// ``ExchangeHandler/Start/ended``).
+    private let whenEnded: (@Sendable (Exchange, _ status: Int, _ keepAlive: Bool) -> Void)?
 
     /// A request body written while its response arrives (full duplex): a piece is written as
     /// soon as the body gives it, whether or not the response has begun.
@@ -30,27 +33,56 @@ final class Exchange: Sendable {
         var failure: (any Error)?
         /// The response's status, once its head arrived.
         var status: UInt = 0
+        /// Whether the exchange was ended (``end()`` or ``endNow()``), which happens once.
+        var isEnded = false
+        /// Whether the task's cancellation closed the connection.
+        var isCancelled = false
     }
 
+    /// An exchange of `request` on `connection` whose response goes to `handoff` (by default,
+    /// a new one: see ``handoff(for:)``). `whenEnded` runs on the loop once the response has
+    /// ended whole, before anything else happens on the connection.
     init(
         connection: Connection, request: CourierHTTPRequest, start: ClockReading, decompression: Decompression,
-        readTimeout: Duration?, watchdogs: ReadWatchdogs, sendsFileRegions: Bool = false
+        readTimeout: Duration?, watchdogs: ReadWatchdogs, sendsFileRegions: Bool = false, handoff: BodyHandoff? = nil,
+        whenEnded: (@Sendable (Exchange, _ status: Int, _ keepAlive: Bool) -> Void)? = nil
     ) {
         self.connection = connection
         self.sendsFileRegions = sendsFileRegions
         self.request = request
         self.start = start
         self.decompression = decompression
-        // A response the client reads whole wakes it once (an upgrade's never has a body).
-        // A streamed body wakes its reader once per burst of reads (its handler tells the end
-        // of each).
-        self.handoff = BodyHandoff(collects: request.collectsResponseBody && request.upgrade == nil, wakesPerBurst: true)
+        self.handoff = handoff ?? Exchange.handoff(for: request)
+        self.whenEnded = whenEnded
         self.watched = watchdogs.makeWatch(timeout: readTimeout).map { ($0, watchdogs.on(connection.channel.eventLoop)) }
+    }
+
+    /// Where the response to `request` goes. A response the client reads whole wakes it once
+    /// (an upgrade's never has a body). A streamed body wakes its reader once per burst of
+    /// reads (its handler tells the end of each).
+    static func handoff(for request: CourierHTTPRequest) -> BodyHandoff {
+        BodyHandoff(collects: request.collectsResponseBody && request.upgrade == nil, wakesPerBurst: true)
     }
 
     /// Writes the request and waits for the response head, and when it arrived; for a
     /// response read whole, until the response ended (see ``BodyHandoff``).
     func run(deadline: ContinuousClock.Instant?) async throws -> (HTTPResponseHead, ClockReading) {
+        begin(deadline: deadline)
+        do {
+            return try await whileCancellable {
+                let arrival = try await self.handoff.head()
+                self.received(arrival.0)
+                return arrival
+            }
+        } catch {
+            throw self.cause(of: error)
+        }
+    }
+
+    /// Starts the exchange without waiting for it: the request's total timeout from now on
+    /// (`deadline`), its read timeout, and the request written. Its response goes to
+    /// ``handoff``.
+    func begin(deadline: ContinuousClock.Instant?) {
         if let deadline {
             let channel = self.channel
             let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds((deadline - .now).nanoseconds)) { [timer] in
@@ -63,23 +95,29 @@ final class Exchange: Sendable {
             let pipeline = channel.pipeline
             watchdog.start(watch) { pipeline.fireUserInboundEventTriggered(ExchangeHandler.ReadTimedOut()) }
         }
-        do {
-            return try await whileCancellable {
-                self.register()
-                self.write()
-                let arrival = try await self.handoff.head()
-                self.sending.withLockedValue { $0.status = arrival.0.status.code }
-                return arrival
-            }
-        } catch {
-            throw self.cause(of: error)
-        }
+        register()
+        write()
+    }
+
+    /// The response head arrived (read from ``handoff``).
+    func received(_ head: HTTPResponseHead) {
+        sending.withLockedValue { $0.status = head.status.code }
     }
 
     /// Runs `body`; cancelling the task closes the connection, which ends the exchange.
     nonisolated(nonsending) func whileCancellable<T: Sendable>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
-        let channel = self.channel
-        return try await withTaskCancellationHandler(operation: body, onCancel: { channel.close(promise: nil) })
+        try await withTaskCancellationHandler(operation: body, onCancel: { self.cancel() })
+    }
+
+    /// Closes the connection, unless the exchange has ended: by then the connection may carry
+    /// another one (see ``endNow()``).
+    func cancel() {
+        let closes = sending.withLockedValue { sending in
+            guard !sending.isEnded else { return false }
+            sending.isCancelled = true
+            return true
+        }
+        if closes { channel.close(promise: nil) }
     }
 
     /// Tells the connection's ``ExchangeHandler`` where the response goes, on its loop, ahead of
@@ -88,9 +126,13 @@ final class Exchange: Sendable {
     private func register() {
         let channel = self.channel
         let handoff = self.handoff
-        let start = ExchangeHandler.Start(
+        var made = ExchangeHandler.Start(
             handoff: handoff, url: request.url, method: request.method.rawValue, decompression: decompression, watch: watched?.watch
         )
+        if let whenEnded {
+            made.ended = { @Sendable status, keepAlive in whenEnded(self, status, keepAlive) }
+        }
+        let start = made
         @Sendable func send() {
             let taken = channel.eventLoop.makePromise(of: Void.self)
             taken.futureResult.whenFailure { handoff.end(.failure($0)) }
@@ -252,16 +294,22 @@ final class Exchange: Sendable {
         handoff.trailers != nil && !sending.withLockedValue { $0.isSent || $0.failure != nil }
     }
 
-    /// Ends the exchange; returns whether the connection may carry another request.
+    /// Ends the exchange; returns whether the connection may carry another request, or `nil`
+    /// when it had ended already (``endNow()``).
     ///
     /// A response not read to its end closes the connection. A body still being sent after a
     /// response of status 300 or more is not wanted any more: it stops, and the connection
     /// closes. After a response below 300 the body goes on, as the server may still read it,
     /// until it ends, fails or the connection closes (the request's deadline, a
     /// cancellation).
-    func end() async -> Bool {
+    func end() async -> Bool? {
+        let claimed = sending.withLockedValue { sending -> (task: Task<Void, Never>?, status: UInt)? in
+            guard !sending.isEnded else { return nil }
+            sending.isEnded = true
+            return (sending.isSent ? nil : sending.task, sending.status)
+        }
+        guard let (task, status) = claimed else { return nil }
         if let (watch, watchdog) = watched { watchdog.end(watch) }
-        let (task, status) = sending.withLockedValue { ($0.isSent ? nil : $0.task, $0.status) }
         if handoff.close() || (task != nil && status >= 300) {
             // The response was not read to its end, or its body is not wanted.
             timer.withLockedValue { $0.scheduled?.cancel() }
@@ -269,9 +317,31 @@ final class Exchange: Sendable {
             return false
         }
         await task?.value
-        timer.withLockedValue { $0.scheduled?.cancel() }
         // The response has ended here (the handoff was no longer running).
-        let keepAlive = handoff.keptAlive
+        return finished(keepAlive: handoff.keptAlive)
+    }
+
+    /// Ends the exchange at once, on its loop, once its response has ended whole (with the
+    /// server's `keepAlive`) and its request went out whole: returns whether the connection
+    /// may carry another request, or `nil` when the exchange had ended already or its body
+    /// still goes out (``end()`` then ends it). Its reader may still be reading the response,
+    /// which is whole in ``handoff``: cancelling the task no longer closes the connection.
+    func endNow(keepAlive: Bool) -> Bool? {
+        let claimed = sending.withLockedValue { sending -> Bool? in
+            guard !sending.isEnded, sending.isSent else { return nil }
+            sending.isEnded = true
+            return !sending.isCancelled
+        }
+        guard let open = claimed else { return nil }
+        if let (watch, watchdog) = watched { watchdog.end(watch) }
+        return finished(keepAlive: keepAlive) && open
+    }
+
+    /// Whether the connection may carry another request once the exchange ended, its response
+    /// whole (the server keeping the connection alive when `keepAlive`) and its request body
+    /// done; stops the request's total-timeout clock.
+    private func finished(keepAlive: Bool) -> Bool {
+        timer.withLockedValue { $0.scheduled?.cancel() }
         let sent = sending.withLockedValue { $0.isSent }
         let closeRequested = request.headers["Connection"]?.lowercased().contains("close") ?? false
         return keepAlive && sent && !closeRequested && !timer.withLockedValue { $0.fired }

@@ -22,6 +22,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let decompression: Decompression
         /// The exchange's read-timeout clock (see ``ReadWatchdog``), if it has a limit.
         let watch: ReadWatchdog.Watch?
+        /// Run with the response's status, and whether the connection may carry another
+        /// exchange, once the response has ended whole, just before its handoff is told,
+        /// and before the connection reads anything more: the exchange may give the
+        /// connection back then, from the loop.
+        var ended: (@Sendable (_ status: Int, _ keepAlive: Bool) -> Void)? = nil
     }
 
     /// Fired down the pipeline by the ``ReadWatchdog`` when the exchange's server stayed
@@ -33,6 +38,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Undoes the response's content codings, if it has any.
     private var decoder: ContentDecoder?
     private var keepAlive = true
+    /// The status of the response being read.
+    private var status = 0
     private var awaitingReader = false
     private var queue = CircularBuffer<HTTPClientResponsePart>()
     private var readDeferred = false
@@ -79,6 +86,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // An interim 1xx head is followed by the real one.
             guard head.status.code >= 200 || head.status == .switchingProtocols else { return }
             keepAlive = head.isKeepAlive
+            status = Int(head.status.code)
             do {
                 decoder = try ContentDecoder.make(for: head, method: exchange.method, decompression: exchange.decompression, url: exchange.url)
             } catch {
@@ -122,6 +130,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             decoder = nil
             self.exchange = nil
+            // The exchange may give the connection back before its reader is woken: a reader
+            // that sends again at once finds it idle.
+            exchange.ended?(status, keepAlive)
             exchange.handoff.end(.success(()), trailers: trailers, keepAlive: keepAlive)
         }
     }

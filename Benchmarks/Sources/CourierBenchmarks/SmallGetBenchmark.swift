@@ -25,6 +25,7 @@ struct SmallGetBenchmark {
         case courierMetrics = "Courier (default configuration) + MetricsObserver (no backend)"
         case courierDefaultNoCoalescing = "Courier (default configuration, coalescing off)"
         case courierDefaultWide = "Courier (default configuration, connections and requests per host = concurrency)"
+        case courierOnLoopWide = "Courier (default configuration, connections and requests per host = concurrency, on makeTaskExecutor())"
         case courier = "Courier (tuned: one URL, coalescing and decompression off, connections = concurrency)"
         case courierBatch = "Courier (tuned, one Batch of all requests)"
         case transportOnly = "Courier transport alone"
@@ -118,7 +119,7 @@ struct SmallGetBenchmark {
                         case .courierMetrics: client = observed
                         case .courierDefault, .courierOnLoop: client = plain
                         case .courierDefaultNoCoalescing: client = noCoalescing
-                        case .courierDefaultWide: client = wide
+                        case .courierDefaultWide, .courierOnLoopWide: client = wide
                         case .courierURLSession: client = overSession
                         default: client = courier
                         }
@@ -173,11 +174,11 @@ struct SmallGetBenchmark {
                 let body = try await courier.send(request)
                 precondition(body.count == 100)
             }
-        case .courierDefault, .courierOnLoop, .courierMetrics, .courierDefaultNoCoalescing, .courierDefaultWide, .courierURLSession:
+        case .courierDefault, .courierOnLoop, .courierMetrics, .courierDefaultNoCoalescing, .courierDefaultWide, .courierOnLoopWide, .courierURLSession:
             // Distinct URLs, so that coalescing (on by default) never shares an exchange and every
             // request reaches the server, as with the other contenders. On makeTaskExecutor()
             // each worker runs on an event loop, as the EventLoopFuture API's callbacks do.
-            let onLoop = contender == .courierOnLoop
+            let onLoop = contender == .courierOnLoop || contender == .courierOnLoopWide
             try await Self.inWorkers(concurrency, perWorker: perWorker, executor: { onLoop ? courier.makeTaskExecutor() : nil }) { worker, index in
                 let body = try await courier.send(CourierRequest<Data>(path: "\(target)?r=\(worker)-\(index)"))
                 precondition(body.count == 100)
@@ -200,10 +201,11 @@ struct SmallGetBenchmark {
             }
         #endif
         case .transportOnly, .transportOnLoop:
-            // Courier's transport without the client around it: what the pipeline adds is the
-            // difference between this and "Courier". On makeTaskExecutor(), the difference
-            // between this and the EventLoopFuture API is what the transport adds to
-            // AsyncHTTPClient, and the difference from "on makeTaskExecutor()" the pipeline's.
+            // Courier's AsyncHTTPClient transport without the client around it. On
+            // makeTaskExecutor(), the difference between this and the EventLoopFuture API is what
+            // the transport adds to AsyncHTTPClient. The client sends plain http over its own
+            // connections instead (ChannelTransport, not public): the difference between this and
+            // the client is the pipeline's and the other road's together.
             let onLoop = contender == .transportOnLoop
             var settings = TransportConfiguration()
             settings.maximumConnectionsPerHost = concurrency
@@ -316,6 +318,11 @@ struct SmallGetBenchmark {
         if samples[.courierDefaultWide] != nil, samples[.ahcAsync] != nil {
             print(
                 "  Courier (default, connections and requests per host = concurrency) CPU / async/await API CPU: \(ratio(.courierDefaultWide, .ahcAsync) { $0.cpuMicrosecondsPerRequest })"
+            )
+        }
+        if samples[.courierOnLoopWide] != nil, samples[.ahcFutures] != nil {
+            print(
+                "  Courier (default, connections and requests per host = concurrency, on makeTaskExecutor()) CPU / EventLoopFuture API CPU: \(ratio(.courierOnLoopWide, .ahcFutures) { $0.cpuMicrosecondsPerRequest })"
             )
         }
         if samples[.courierDefault] != nil, samples[.courierDefaultNoCoalescing] != nil {

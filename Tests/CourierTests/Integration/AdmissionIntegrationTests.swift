@@ -85,6 +85,30 @@ struct AdmissionIntegrationTests {
         }
     }
 
+    /// A request whose total timeout ends while it waits for a slot fails as a timeout, unsent,
+    /// and leaves the line; the slot it waited for still goes to whoever comes next.
+    @Test func aRequestThatWaitsPastItsTotalTimeoutFailsUnsent() async throws {
+        try await withServer { server in
+            try await SchedulerIntegrationTests.withScheduledClient(on: .ownTransport, perHost: 1) { client in
+                let first = Task { try await client.send(CourierRequest<Data>(path: server.url("/gate/long").absoluteString)) }
+                #expect(await eventually { server.requestsWaiting(atGate: "long") == 1 })
+                var impatient = CourierRequest<Data>(path: server.url("/get?impatient=1").absoluteString)
+                impatient.timeout = .milliseconds(200)
+                let error = await courierError { _ = try await client.send(impatient) }
+                #expect(error?.kind == .timeout)
+                #expect(error?.requestMayHaveBeenSent == false)
+                #expect(client.activity == Activity(waiting: 0, inFlight: 1))
+                server.openGate("long")
+                let firstBody = try await first.value
+                #expect(!firstBody.isEmpty)
+                let after = try await client.send(CourierRequest<Data>(path: server.url("/get?after=1").absoluteString))
+                #expect(!after.isEmpty)
+                #expect(!server.receivedRequests.contains { $0.uri.contains("impatient") })
+                #expect(client.activity == Activity(waiting: 0, inFlight: 0))
+            }
+        }
+    }
+
     /// A slot freed by an exchange whose connection closed comes with no idle connection: the
     /// request granted it opens one.
     @Test func aRequestWhoseSlotCameWithoutAConnectionOpensOne() async throws {

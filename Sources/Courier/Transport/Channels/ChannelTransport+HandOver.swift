@@ -98,11 +98,9 @@ extension ChannelTransport {
     /// ended there and its request went out whole; the request granted the slot then starts
     /// on that loop, once it is done with the read that ended the response.
     func givingBack(_ connection: Connection, key: ChannelPool.Key, slot: Admission) -> @Sendable (Exchange, Int, Bool) -> Void {
-        { [pool] exchange, status, keepAlive in
+        { exchange, status, keepAlive in
             guard let reusable = exchange.endNow(keepAlive: keepAlive) else { return }
-            // A stream is never used twice.
-            if connection.streams != nil { exchange.channel.close(promise: nil) }
-            pool.release(connection, key: key, reusable: reusable)
+            self.giveBack(connection, after: exchange, key: key, reusable: reusable)
             let starts = slot.scheduler.release(slot, outcome: .response(status: status))
             guard !starts.isEmpty else { return }
             exchange.channel.eventLoop.execute { for start in starts { start(nil) } }

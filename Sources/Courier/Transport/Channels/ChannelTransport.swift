@@ -131,8 +131,7 @@ final class ChannelTransport: Sendable {
     /// back its connection, and returns the error to throw.
     func failed(_ exchange: Exchange, connection: Connection, key: ChannelPool.Key, error: any Error) async -> CourierError {
         _ = await exchange.end()
-        if connection.streams != nil { exchange.channel.close(promise: nil) }
-        pool.release(connection, key: key, reusable: false)
+        giveBack(connection, after: exchange, key: key, reusable: false)
         return ChannelTransport.map(error, url: exchange.request.url, timeout: exchange.request.timeout)
     }
 
@@ -239,8 +238,13 @@ final class ChannelTransport: Sendable {
     private func release(_ connection: Connection, key: ChannelPool.Key, after exchange: Exchange) async {
         // Ended already, on the loop, with the connection given back there.
         guard let ended = await exchange.end() else { return }
-        let reusable = ended && !key.upgrades
-        // A stream is never used twice; closing one that already ended does nothing.
+        giveBack(connection, after: exchange, key: key, reusable: ended && !key.upgrades)
+    }
+
+    /// Gives `connection` back to the pool once `exchange` on it has ended, to carry another
+    /// exchange when `reusable`. A stream is never used twice: an HTTP/2 exchange's is closed
+    /// (closing one that already ended does nothing), and its connection has a stream fewer.
+    func giveBack(_ connection: Connection, after exchange: Exchange, key: ChannelPool.Key, reusable: Bool) {
         if connection.streams != nil { exchange.channel.close(promise: nil) }
         pool.release(connection, key: key, reusable: reusable)
     }

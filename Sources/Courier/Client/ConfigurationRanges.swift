@@ -43,8 +43,7 @@ extension ClientConfiguration {
             ?? ConfigurationRanges.timeoutError("timeouts.total", timeouts.total)
             ?? ConfigurationRanges.countError("limits.maximumBodySize", limits.maximumBodySize, minimum: 0)
             ?? ConfigurationRanges.countError("limits.maximumConcurrentRequests", limits.maximumConcurrentRequests, minimum: 1)
-            ?? ConfigurationRanges.countError("limits.maximumConcurrentRequestsPerHost", limits.maximumConcurrentRequestsPerHost, minimum: 1)
-            ?? ConfigurationRanges.countError("limits.maximumConnectionsPerHost", limits.maximumConnectionsPerHost, minimum: 1)
+            ?? limits.perHostRangeError()
             ?? ConfigurationRanges.countError("redirectPolicy.maximumRedirects", redirectPolicy.maximumRedirects, minimum: 0)
             ?? ConfigurationRanges.decompressionError("decompression", decompression)
             ?? proxy.flatMap { ConfigurationRanges.proxyError("proxy", $0) }

@@ -4,8 +4,8 @@
 ///
 /// ```swift
 /// var configuration = ClientConfiguration()
-/// configuration.limits.maximumConcurrentRequestsPerHost = 8
-/// configuration.limits.maximumConnectionsPerHost = 8
+/// // Sixteen connections per host, and so sixteen requests in flight per host.
+/// configuration.limits.maximumConnectionsPerHost = 16
 /// ```
 public struct Limits: Sendable, Hashable {
     /// The default limit on a collected body: 32 MiB.
@@ -17,36 +17,59 @@ public struct Limits: Sendable, Hashable {
     public var maximumBodySize: Int
     /// The most requests in flight at once; more wait in priority order. 64 by default.
     public var maximumConcurrentRequests: Int
-    /// The most requests in flight to one origin (scheme, host, port) at once; 8 by default,
-    /// as many as the connections the default transport keeps per host, so that none of them
-    /// sits idle while requests wait. With ``adaptiveConcurrency``, the upper bound of each
-    /// origin's adaptive limit.
+    /// The most requests in flight to one origin (scheme, host, port) at once. Unless set, it
+    /// follows ``maximumConnectionsPerHost`` (8 when neither is set), so that raising the
+    /// connections alone puts every one of them to use. With ``adaptiveConcurrency``, the
+    /// upper bound of each origin's adaptive limit.
     ///
-    /// Keep it at or below ``maximumConnectionsPerHost``: requests in flight beyond the number of
+    /// Set above ``maximumConnectionsPerHost``, requests in flight beyond the number of
     /// connections wait inside the transport for a free one, and one that waits longer than the
     /// connect timeout fails with ``CourierError/Kind/timeout``.
-    public var maximumConcurrentRequestsPerHost: Int
-    /// The most connections the default transport opens to one host at once, and keeps; 8 by
-    /// default. Tasks running on an event loop (see ``CourierClient/makeTaskExecutor()``) use
-    /// connections of that loop, up to as many again per loop.
-    public var maximumConnectionsPerHost: Int
+    public var maximumConcurrentRequestsPerHost: Int {
+        get { requestsPerHost ?? connectionsPerHost ?? Limits.defaultPerHost }
+        set { requestsPerHost = newValue }
+    }
+    /// The most connections the default transport opens to one host at once, and keeps. Unless
+    /// set, it follows ``maximumConcurrentRequestsPerHost`` (8 when neither is set), so that
+    /// every request in flight has a connection. Tasks running on an event loop (see
+    /// ``CourierClient/makeTaskExecutor()``) use connections of that loop, up to as many again
+    /// per loop.
+    public var maximumConnectionsPerHost: Int {
+        get { connectionsPerHost ?? requestsPerHost ?? Limits.defaultPerHost }
+        set { connectionsPerHost = newValue }
+    }
+    /// Requests in flight and connections per host when neither limit is set: 8, as many
+    /// connections as AsyncHTTPClient keeps per host.
+    static let defaultPerHost = 8
+    /// The per-host limits as set; `nil` follows the other one.
+    private var requestsPerHost: Int?
+    private var connectionsPerHost: Int?
     /// Adapts each origin's limit to its latency and errors, up to
     /// ``maximumConcurrentRequestsPerHost``; `nil`, the default, keeps every origin's limit at
     /// that maximum.
     public var adaptiveConcurrency: AdaptiveConcurrency?
 
-    /// Creates limits.
+    /// Creates limits; a per-host limit left `nil` follows the other one (8 when both are).
     public init(
         maximumBodySize: Int = Limits.defaultMaximumBodySize,
         maximumConcurrentRequests: Int = 64,
-        maximumConcurrentRequestsPerHost: Int = 8,
-        maximumConnectionsPerHost: Int = 8,
+        maximumConcurrentRequestsPerHost: Int? = nil,
+        maximumConnectionsPerHost: Int? = nil,
         adaptiveConcurrency: AdaptiveConcurrency? = nil
     ) {
         self.maximumBodySize = maximumBodySize
         self.maximumConcurrentRequests = maximumConcurrentRequests
-        self.maximumConcurrentRequestsPerHost = maximumConcurrentRequestsPerHost
-        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        requestsPerHost = maximumConcurrentRequestsPerHost
+        connectionsPerHost = maximumConnectionsPerHost
         self.adaptiveConcurrency = adaptiveConcurrency
+    }
+}
+
+extension Limits {
+    /// The first per-host limit set outside its range, named as set: one that follows the
+    /// other is never blamed for it.
+    func perHostRangeError() -> CourierError? {
+        requestsPerHost.flatMap { ConfigurationRanges.countError("limits.maximumConcurrentRequestsPerHost", $0, minimum: 1) }
+            ?? connectionsPerHost.flatMap { ConfigurationRanges.countError("limits.maximumConnectionsPerHost", $0, minimum: 1) }
     }
 }

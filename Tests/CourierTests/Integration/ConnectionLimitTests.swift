@@ -96,6 +96,57 @@ struct ConnectionLimitTests {
         }
     }
 
+    /// Sends `count` requests with distinct URLs to the gate `name`, expects `waiting` of them
+    /// to reach the server at once, opens the gate and expects every one to succeed.
+    private func expectAtOnce(_ waiting: Int, of count: Int, atGate name: String, of server: TestServer, from client: CourierClient) async throws {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for number in 0..<count {
+                group.addTask { try await client.response(for: CourierRequest<CourierResponse>(path: "/gate/\(name)?n=\(number)")).status }
+            }
+            #expect(await eventually { server.requestsWaiting(atGate: name) == waiting })
+            server.openGate(name)
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            #expect(statuses == Array(repeating: 200, count: count))
+        }
+    }
+
+    /// Either per-host limit raised alone past the eight of the defaults: the other follows,
+    /// and every connection carries a request at once.
+    @Test(arguments: [true, false])
+    func onePerHostLimitRaisedAloneRaisesTheOther(raisingConnections: Bool) async throws {
+        let limit = raisingConnections ? 12 : 10
+        try await withServer { server in
+            try await withClient(
+                server,
+                configure: {
+                    if raisingConnections { $0.limits.maximumConnectionsPerHost = limit } else { $0.limits.maximumConcurrentRequestsPerHost = limit }
+                }
+            ) { client in
+                #expect(client.configuration.limits.maximumConcurrentRequestsPerHost == limit)
+                #expect(client.configuration.limits.maximumConnectionsPerHost == limit)
+                try await expectAtOnce(limit, of: limit + 2, atGate: "raised", of: server, from: client)
+            }
+            #expect(server.acceptedConnections == limit)
+        }
+    }
+
+    @Test func perHostLimitsSetApartStayApart() async throws {
+        try await withServer { server in
+            try await withClient(
+                server,
+                configure: {
+                    $0.limits.maximumConnectionsPerHost = 12
+                    $0.limits.maximumConcurrentRequestsPerHost = 3
+                }
+            ) { client in
+                try await expectAtOnce(3, of: 6, atGate: "three", of: server, from: client)
+            }
+            // The limit on requests in flight, not on connections, held the others back.
+            #expect(server.acceptedConnections == 3)
+        }
+    }
+
     @Test func tasksOnALoopHaveConnectionsOfTheirOwn() async throws {
         try await withTheConnectionBusy { server, client in
             // The pool's one connection is busy; a task on a loop opens one of its loop.

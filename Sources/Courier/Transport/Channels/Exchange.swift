@@ -234,18 +234,19 @@ final class Exchange: Sendable {
 
     private func makeHead() -> HTTPRequestHead {
         let url = request.url
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        var target = components?.percentEncodedPath ?? ""
+        // The URL's own parse gives the path and query as they were written: read, not parsed again.
+        var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
-        if let query = components?.percentEncodedQuery { target += "?" + query }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
         var head = HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target)
+        head.headers.reserveCapacity(request.headers.count + 2)
         for field in request.headers { head.headers.add(name: field.name, value: field.value) }
         if !head.headers.contains(name: "Host"), let host = url.host {
             head.headers.add(name: "Host", value: Exchange.authorityHost(host) + (url.port.map { ":\($0)" } ?? ""))
         }
         if let length = request.body?.length {
             head.headers.replaceOrAdd(name: "Content-Length", value: String(length))
-        } else if request.body == nil, ["POST", "PUT", "PATCH"].contains(request.method.rawValue) {
+        } else if request.body == nil, request.method == .post || request.method == .put || request.method == .patch {
             head.headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
         return head
@@ -254,7 +255,7 @@ final class Exchange: Sendable {
     /// `host` as it stands in an authority (`Host`, a `CONNECT` target): an IPv6 address in
     /// brackets.
     static func authorityHost(_ host: String) -> String {
-        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        host.utf8.contains(UInt8(ascii: ":")) && host.utf8.first != UInt8(ascii: "[") ? "[\(host)]" : host
     }
 
     /// The response head, which arrived at `arrival`, as a ``CourierResponse`` with no body yet.

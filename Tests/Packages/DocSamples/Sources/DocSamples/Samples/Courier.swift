@@ -697,8 +697,8 @@ extension Samples {
     /// Sources/Courier/Client/Limits.swift, sample 1
     static func limits1(_ context: SampleContext) async throws {
         var configuration = ClientConfiguration()
-        configuration.limits.maximumConcurrentRequestsPerHost = 8
-        configuration.limits.maximumConnectionsPerHost = 8
+        // Sixteen connections per host, and so sixteen requests in flight per host.
+        configuration.limits.maximumConnectionsPerHost = 16
     }
 
     /// Sources/Courier/Client/RequestHandle.swift, sample 1

@@ -2,6 +2,7 @@ import Courier
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import SQLiteNIO
 
 /// The queue's records in an SQLite database (write-ahead log, `synchronous=FULL`): every
@@ -12,6 +13,10 @@ actor SQLiteQueueStore: QueueBackend {
     let path: String
     nonisolated var location: String { path }
     private let connection: SQLiteConnection
+    /// The thread that runs this store's SQLite calls, and theirs alone: a statement may wait
+    /// up to ``busyTimeout`` for another process's write, and must not hold a thread that DNS
+    /// lookups, the disk cache or another queue of the process wait for meanwhile.
+    private let thread: NIOThreadPool
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
     /// Set by ``close()``: later statements are refused.
@@ -28,9 +33,10 @@ actor SQLiteQueueStore: QueueBackend {
     private let broadcast = ChangeBroadcast()
     private var watch: Task<Void, Never>?
 
-    private init(path: String, connection: SQLiteConnection, warnings: [String]) {
+    private init(path: String, connection: SQLiteConnection, thread: NIOThreadPool, warnings: [String]) {
         self.path = path
         self.connection = connection
+        self.thread = thread
         self.warnings = warnings
     }
 
@@ -40,17 +46,22 @@ actor SQLiteQueueStore: QueueBackend {
     static func open(path: String, logger: Logger) async throws(CourierError) -> SQLiteQueueStore {
         let warnings = try QueueFiles.prepare(path: path)
         for warning in warnings { logger.warning("\(warning)", metadata: ["courier.queue": "\(path)"]) }
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
         let connection: SQLiteConnection
         do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            connection = try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: thread, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any()
+            )
         } catch {
+            await stop(thread)
             throw SQLiteQueueStore.storageError(error, path: path, action: "opened")
         }
-        let store = SQLiteQueueStore(path: path, connection: connection, warnings: warnings)
+        let store = SQLiteQueueStore(path: path, connection: connection, thread: thread, warnings: warnings)
         do {
             try await store.prepare()
         } catch {
-            await close(connection)
+            await close(connection, thread: thread)
             throw error
         }
         return store
@@ -100,14 +111,21 @@ actor SQLiteQueueStore: QueueBackend {
         watch?.cancel()
         broadcast.finish()
         if running > 0 { await withCheckedContinuation { drainWaiters.append($0) } }
-        await Self.close(connection)
+        await Self.close(connection, thread: thread)
     }
 
-    /// Closes `connection`, in a task of its own so that a cancelled caller (Ctrl-C in the
-    /// command-line tool) still closes it: SQLiteNIO skips the close of a cancelled task, and
-    /// a connection released unclosed traps.
-    private static func close(_ connection: SQLiteConnection) async {
-        try? await Task { try await connection.close() }.value
+    /// Closes `connection`, then stops `thread`, in a task of its own so that a cancelled
+    /// caller (Ctrl-C in the command-line tool) still closes it: SQLiteNIO skips the close of a
+    /// cancelled task, and a connection released unclosed traps.
+    private static func close(_ connection: SQLiteConnection, thread: NIOThreadPool) async {
+        await Task {
+            try? await connection.close()
+            await stop(thread)
+        }.value
+    }
+
+    private static func stop(_ thread: NIOThreadPool) async {
+        try? await thread.shutdownGracefully()
     }
 
     // MARK: Statements

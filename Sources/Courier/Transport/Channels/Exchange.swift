@@ -83,6 +83,19 @@ final class Exchange: Sendable {
     /// (`deadline`), its read timeout, and the request written. Its response goes to
     /// ``handoff``.
     func begin(deadline: ContinuousClock.Instant?) {
+        // One hop to the loop for the whole start, not one for each of its steps: a caller off
+        // the loop wakes it once.
+        if channel.eventLoop.inEventLoop {
+            start(deadline: deadline)
+        } else {
+            channel.eventLoop.execute { self.start(deadline: deadline) }
+        }
+    }
+
+    /// ``begin(deadline:)`` on the loop. An exchange that ended before (its task cancelled
+    /// while the start was on its way) starts nothing.
+    private func start(deadline: ContinuousClock.Instant?) {
+        guard !sending.withLockedValue({ $0.isEnded }) else { return }
         if let deadline {
             let channel = self.channel
             let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds((deadline - .now).nanoseconds)) { [timer] in

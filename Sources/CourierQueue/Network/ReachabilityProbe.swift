@@ -21,7 +21,7 @@ struct ReachabilityProbe: Sendable {
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         do {
-            let channel = try await bootstrap.connect(host: host, port: port).get()
+            let channel = try await bootstrap.connect(toHost: host, port: port).get()
             try? await channel.close()
             return true
         } catch {

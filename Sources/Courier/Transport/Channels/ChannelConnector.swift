@@ -133,7 +133,7 @@ final class ChannelConnector: Sendable {
             }
         do {
             let channel = try await withTaskCancellationHandler {
-                try await ChannelConnector.connect(bootstrap, host: proxy?.host ?? host, port: proxy?.port ?? port).get()
+                try await bootstrap.connect(toHost: proxy?.host ?? host, port: proxy?.port ?? port).get()
             } onCancel: {
                 attempts.withLockedValue { started in
                     for attempt in started.values { attempt.channel.close(promise: nil) }
@@ -331,16 +331,5 @@ struct Connection: Sendable {
     func cause(of error: any Error) -> any Error {
         guard error is ChannelError || error is ExchangeClosed else { return error }
         return fault.withLockedValue { $0 } ?? error
-    }
-}
-
-extension ChannelConnector {
-    /// Connects `bootstrap` to `host`: an IP address directly, a name through the system's
-    /// resolver (both address families, as Happy Eyeballs tries them). An address needs no
-    /// lookup, and no thread to run one on.
-    static func connect(_ bootstrap: ClientBootstrap, host: String, port: Int) -> EventLoopFuture<any Channel> {
-        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if let address = try? SocketAddress(ipAddress: literal, port: port) { return bootstrap.connect(to: address) }
-        return bootstrap.connect(host: host, port: port)
     }
 }

@@ -158,13 +158,13 @@ struct WebSocketTests {
                 #expect(error?.kind == .timeout, "\(String(describing: error))")
                 // A server that answers them keeps the connection, whether or not the messages
                 // are being read: two pings go out and come back while nothing is read. They
-                // are four seconds apart, for each answer has until the next ping, and the whole
+                // are eight seconds apart, for each answer has until the next ping, and the whole
                 // suite running on two cores (its largest transfers and decompressions on the
-                // same event loops) has delayed an in-process server's answer past one, and
-                // once past two.
-                configuration.pingInterval = .seconds(4)
+                // same event loops) has delayed an in-process server's answer past one second,
+                // past two, and once past four.
+                configuration.pingInterval = .seconds(8)
                 let answered = try await client.webSocket(CourierRequest<Void>(path: server.url("/echo").absoluteString), configuration: configuration) { socket -> CourierWebSocket.Message? in
-                    try await Task.sleep(for: .milliseconds(9000))
+                    try await Task.sleep(for: .milliseconds(17_000))
                     try await socket.send("still here")
                     for try await message in socket.messages { return message }
                     return nil

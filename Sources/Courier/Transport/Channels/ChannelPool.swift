@@ -148,7 +148,7 @@ final class ChannelPool: Sendable {
     ///
     /// - Throws: ``CourierError/Kind/timeout`` when nothing came within `timeout`;
     ///   `CancellationError` when the task was cancelled; ``CourierError/Kind/clientShutdown``.
-    func lease(_ key: Key, on loop: (any EventLoop)?, waitingAtMost timeout: Duration, url: URL) async throws -> Lease {
+    nonisolated(nonsending) func lease(_ key: Key, on loop: (any EventLoop)?, waitingAtMost timeout: Duration, url: URL) async throws -> Lease {
         // A connection opened for an upgrade is never kept, and not counted.
         if key.upgrades { return .room(Room(budget: nil)) }
         if let idle = try take(key, on: loop) { return .idle(idle) }

@@ -129,7 +129,7 @@ final class ChannelTransport: Sendable {
 
     /// Ends `exchange`, which failed with `error` before its response head, closes and gives
     /// back its connection, and returns the error to throw.
-    func failed(_ exchange: Exchange, connection: Connection, key: ChannelPool.Key, error: any Error) async -> CourierError {
+    nonisolated(nonsending) func failed(_ exchange: Exchange, connection: Connection, key: ChannelPool.Key, error: any Error) async -> CourierError {
         _ = await exchange.end()
         giveBack(connection, after: exchange, key: key, reusable: false)
         return ChannelTransport.map(error, url: exchange.request.url, timeout: exchange.request.timeout)
@@ -171,7 +171,7 @@ final class ChannelTransport: Sendable {
         await pool.shutdown()
     }
 
-    private func lease(
+    nonisolated(nonsending) private func lease(
         _ key: ChannelPool.Key, on loop: (any EventLoop)?, connectTimeout: Duration, url: URL, timeout: Duration?, deadline: ContinuousClock.Instant?
     ) async throws -> Connection {
         // A connection opened for an upgrade is never put back, so none is ever idle.
@@ -235,7 +235,7 @@ final class ChannelTransport: Sendable {
     }
 
     /// Ends `exchange` and gives `connection` back to the pool.
-    private func release(_ connection: Connection, key: ChannelPool.Key, after exchange: Exchange) async {
+    nonisolated(nonsending) private func release(_ connection: Connection, key: ChannelPool.Key, after exchange: Exchange) async {
         // Ended already, on the loop, with the connection given back there.
         guard let ended = await exchange.end() else { return }
         giveBack(connection, after: exchange, key: key, reusable: ended && !key.upgrades)

@@ -66,7 +66,7 @@ final class Exchange: Sendable {
 
     /// Writes the request and waits for the response head, and when it arrived; for a
     /// response read whole, until the response ended (see ``BodyHandoff``).
-    func run(deadline: ContinuousClock.Instant?) async throws -> (HTTPResponseHead, ClockReading) {
+    nonisolated(nonsending) func run(deadline: ContinuousClock.Instant?) async throws -> (HTTPResponseHead, ClockReading) {
         begin(deadline: deadline)
         do {
             return try await whileCancellable {
@@ -316,7 +316,7 @@ final class Exchange: Sendable {
     /// closes. After a response below 300 the body goes on, as the server may still read it,
     /// until it ends, fails or the connection closes (the request's deadline, a
     /// cancellation).
-    func end() async -> Bool? {
+    nonisolated(nonsending) func end() async -> Bool? {
         let claimed = sending.withLockedValue { sending -> (task: Task<Void, Never>?, status: UInt)? in
             guard !sending.isEnded else { return nil }
             sending.isEnded = true

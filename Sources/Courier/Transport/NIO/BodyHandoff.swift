@@ -222,7 +222,7 @@ final class BodyHandoff: Sendable {
 
     /// Waits for the response head and when it arrived; a collecting reader waits until the
     /// response ended or the budget filled as well.
-    func head() async throws -> (HTTPResponseHead, ClockReading) {
+    nonisolated(nonsending) func head() async throws -> (HTTPResponseHead, ClockReading) {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLockedValue { state -> Result<(HTTPResponseHead, ClockReading), any Error>? in
                 // A collecting reader has the head once the response ended or the budget filled.
@@ -238,7 +238,7 @@ final class BodyHandoff: Sendable {
 
     /// Every piece that arrived since the last call (at least one, waiting for it if need be),
     /// or `nil` after the last one.
-    func next() async throws -> [ByteBuffer]? {
+    nonisolated(nonsending) func next() async throws -> [ByteBuffer]? {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLockedValue { state -> (Result<[ByteBuffer]?, any Error>, EventLoopPromise<Void>?)? in
                 if !state.pending.isEmpty {
